@@ -1,0 +1,95 @@
+# Kestrel - top-level build.
+#
+#   make run   [ARCH=x86_64|riscv64] [CPUS=n]   boot into the serial shell
+#   make test  [ARCH=...] [CPUS=n]   build, boot under QEMU, judge KTAP
+#                                    (no ARCH: both arches, 1/2/4/8 CPUs)
+#   make bench [ARCH=...] [CPUS=n]   benchmarks under qemu -icount shift=0
+#   make debug [ARCH=...] [CPUS=n]   QEMU halted, gdb stub on :1234
+#   make deps                        apt-get install what is missing
+#
+# Per-arch settings (compiler, flags, image rules, QEMU command line) are
+# in arch/$(ARCH)/build.mk.
+
+ARCH ?= x86_64
+CPUS ?= 4
+BUILD := build/$(ARCH)
+
+ifeq ($(filter $(ARCH),x86_64 riscv64),)
+$(error ARCH=$(ARCH) is not supported: use ARCH=x86_64 or ARCH=riscv64)
+endif
+
+# Generic code: everything under kernel/ lib/ drivers/ and the in-kernel
+# tests.  The arch adds ARCH_SRCS.
+GEN_SRCS := $(wildcard kernel/*.c kernel/*/*.c lib/*.c drivers/*.c tests/*.c)
+
+include arch/$(ARCH)/build.mk
+
+CC := $(CROSS_COMPILE)gcc
+LD := $(CROSS_COMPILE)ld
+OBJCOPY := $(CROSS_COMPILE)objcopy
+
+CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding \
+	-fno-stack-protector -fno-omit-frame-pointer -fno-strict-aliasing \
+	-fno-common -nostdinc -isystem $(shell $(CC) -print-file-name=include) \
+	-Iarch -Iarch/$(ARCH)/include -Ikernel/include -Ilib/include -Idrivers \
+	-MMD -MP $(ARCH_CFLAGS)
+ASFLAGS := $(CFLAGS) -D__ASSEMBLY__
+LDFLAGS := -nostdlib -z noexecstack -z max-page-size=4096 \
+	--no-warn-rwx-segments -T $(LINKER_SCRIPT) $(ARCH_LDFLAGS)
+
+SRCS := $(GEN_SRCS) $(ARCH_SRCS)
+OBJS := $(patsubst %,$(BUILD)/%.o,$(basename $(SRCS)))
+KERNEL := $(BUILD)/kernel.elf
+
+.PHONY: all kernel images run test bench debug deps clean
+all: images
+
+kernel: $(KERNEL)
+images: $(KERNEL) $(ARCH_IMAGES)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/%.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) $(ASFLAGS) -c $< -o $@
+
+$(KERNEL): $(OBJS) $(LINKER_SCRIPT)
+	$(LD) $(LDFLAGS) -o $@ $(OBJS)
+
+-include $(OBJS:.o=.d)
+
+# ---- Host side --------------------------------------------------------
+
+# Debian packages the build and the runner need.  `make deps` installs the
+# missing ones (as root, or through sudo); run/test/bench depend on it.
+PACKAGES := make gcc binutils python3 qemu-system-x86 qemu-system-misc \
+	gcc-riscv64-unknown-elf binutils-riscv64-unknown-elf grub-pc-bin \
+	grub-common xorriso mtools opensbi u-boot-qemu u-boot-tools \
+	gdb-multiarch
+deps:
+	@sh tests/install-deps.sh $(PACKAGES)
+
+# Runner options: only the configuration asked for on the command line.
+RUNNER_ARGS := $(if $(filter command line environment,$(origin ARCH)),--arch $(ARCH)) \
+	$(if $(filter command line environment,$(origin CPUS)),--cpus $(CPUS))
+TEST_ARCHES := $(if $(filter command line environment,$(origin ARCH)),$(ARCH),x86_64 riscv64)
+
+run: deps images
+	$(QEMU_RUN)
+
+debug: deps images
+	@echo "QEMU is halted with a gdb stub on localhost:1234; see README.md (Debugging)."
+	$(QEMU_RUN) -S -gdb tcp::1234
+
+test: deps
+	@for a in $(TEST_ARCHES); do $(MAKE) --no-print-directory ARCH=$$a images || exit 1; done
+	python3 tests/runner.py test $(RUNNER_ARGS) $(if $(SUITES),--suites $(SUITES))
+
+bench: deps
+	@for a in $(TEST_ARCHES); do $(MAKE) --no-print-directory ARCH=$$a images || exit 1; done
+	python3 tests/runner.py bench $(RUNNER_ARGS) $(if $(BENCHES),--benches $(BENCHES))
+
+clean:
+	rm -rf build

@@ -1,0 +1,203 @@
+/*
+ * arch.h - the whole contract between generic code and an architecture.
+ *
+ * Generic code (kernel/, lib/, drivers/, tests/) includes only this header
+ * for anything architecture specific.  Each architecture implements it in
+ * arch/<arch>/ and provides the small inline helpers in its own
+ * arch/<arch>/include/arch_impl.h, which only this file includes.
+ *
+ * Naming tiers: public kernel API has plain names (printk, thread_create);
+ * this contract is arch_*; helpers private to one arch are static or carry
+ * the arch's prefix (x86_*, rv_*).
+ *
+ * Unless a function says otherwise it may be called with interrupts enabled
+ * or disabled, from task or interrupt context, on any CPU.
+ */
+#ifndef ARCH_H
+#define ARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct cpu;
+struct boot_info;
+
+/*
+ * arch_impl.h must define:
+ *   struct arch_cpu        per-CPU arch state, embedded in struct cpu
+ *   struct arch_context    callee-saved registers + stack pointer of a
+ *                          switched-out task, embedded in struct task
+ *   ARCH_NAME              "x86_64" / "riscv64"
+ *   static inline struct cpu *this_cpu(void)     one instruction (gs / tp)
+ *   static inline unsigned long arch_irq_save(void)
+ *   static inline void arch_irq_restore(unsigned long flags)
+ *   static inline void arch_irq_enable(void)
+ *   static inline void arch_irq_disable(void)
+ *   static inline bool arch_irqs_enabled(void)
+ *   static inline void arch_cpu_relax(void)      pause / nop hint in spin loops
+ *   static inline uint64_t arch_cycles(void)     raw cycle/time counter
+ *                                                (rdtsc / rdcycle) for benches
+ *   static inline uintptr_t arch_frame_address(void)  __builtin_frame_address(0)
+ */
+#include <arch_impl.h>
+
+/* ---- Boot -------------------------------------------------------------
+ *
+ * Boot order on the boot CPU:
+ *   arch entry -> arch early init (console, traps, boot_info, this_cpu for
+ *   CPU 0) -> kmain(&boot_info)                          [kernel/main.c]
+ * kmain initialises the page allocator, then calls arch_mmu_init(), then
+ * the heap, scheduler, timers, and finally starts the other CPUs with
+ * arch_cpu_start().  Each secondary CPU runs its arch init and then calls
+ * secondary_main(cpu)                                     [kernel/smp.c]
+ * with interrupts disabled, its stack set to the idle stack it was given
+ * and this_cpu() == cpu.
+ *
+ * Logical CPU ids are 0..ncpus-1; CPU 0 is the CPU that booted (on RISC-V
+ * whatever hart OpenSBI chose).  struct cpu.arch_id holds the APIC id or
+ * hart id.
+ */
+void kmain(struct boot_info *bi) __attribute__((noreturn));
+void secondary_main(struct cpu *cpu) __attribute__((noreturn));
+
+/*
+ * Start logical CPU @cpu (cpu->arch_id is already set from boot_info).
+ * It begins on @stack_top (top of the idle task's stack, 16-byte aligned)
+ * and calls secondary_main(cpu).  Returns 0 once the CPU has been told to
+ * start, or a negative error if the hardware/firmware refused (the caller
+ * then marks the CPU absent).  Task context, boot CPU only.
+ */
+int arch_cpu_start(struct cpu *cpu, void *stack_top);
+
+/* Bind @cpu to the running CPU so that this_cpu() returns it, and set
+ * cpu->self = cpu.  Called once per CPU, first thing, before printk or
+ * anything else uses this_cpu().  Trap entry/exit must never reload the
+ * per-CPU register (tp) from a saved frame: a preempted task may resume on
+ * another CPU. */
+void arch_set_this_cpu(struct cpu *cpu);
+
+/* ---- Memory -----------------------------------------------------------
+ *
+ * Memory model (both arches): all RAM and device registers are identity
+ * mapped (virtual == physical), with page 0 unmapped.  Kernel text is
+ * read-only+executable, rodata read-only, data/bss/RAM read-write and
+ * never executable.  The only non-identity mappings are made through
+ * arch_map_page(), used for thread stacks with guard pages in the region
+ * [ARCH_STACK_AREA_BASE, ARCH_STACK_AREA_BASE + ARCH_STACK_AREA_SIZE).
+ */
+#define PAGE_SIZE 4096UL
+#define PAGE_SHIFT 12
+
+enum {
+	MAP_READ = 1 << 0,
+	MAP_WRITE = 1 << 1,
+	MAP_EXEC = 1 << 2,
+	MAP_DEVICE = 1 << 3,	/* uncached device memory */
+};
+
+/*
+ * Build the kernel page tables (identity map of every boot_info memory
+ * region and device region, kernel sections with the permissions above)
+ * and switch this CPU to them.  Page-table pages come from page_alloc().
+ * Boot CPU, once, after page_alloc_init().  Secondary CPUs switch to the
+ * same tables in their own arch init.
+ */
+void arch_mmu_init(struct boot_info *bi);
+
+/*
+ * Map one 4 KiB page at @va (inside the stack area) to physical @pa with
+ * MAP_* @flags.  Visible to every CPU when it returns.  Returns 0 or
+ * -ENOMEM.  Task context.  Mappings in the stack area are never removed
+ * (stack slots are recycled with their pages), so no shootdown is needed.
+ */
+int arch_map_page(uintptr_t va, uintptr_t pa, unsigned flags);
+
+/* Physical address behind @va, or 0 if unmapped.  For tests and dumps. */
+uintptr_t arch_virt_to_phys(uintptr_t va);
+
+/* ---- Interrupts, traps ------------------------------------------------
+ *
+ * The arch owns the trap entry.  It calls, with interrupts disabled:
+ *   irq_enter();  timer_interrupt();  irq_exit();   local timer fired
+ *   irq_enter();  ipi_interrupt();    irq_exit();   an IPI arrived
+ * irq_exit() may switch tasks (preemption at interrupt exit); the arch
+ * must then resume the interrupted context when this task runs again.
+ * Faults that are not handled call arch_dump_trap() and panic().
+ */
+void irq_enter(void);
+void irq_exit(void);
+void timer_interrupt(void);
+void ipi_interrupt(void);
+
+/* Print a backtrace (one "  [<pc>] " line per frame) starting at frame
+ * pointer @fp; stops at a NULL/unaligned/unmapped frame or after 32
+ * frames.  Used by panic() and by the arch's own trap dump, which prints
+ * the register dump first.  Kernel is built with frame pointers. */
+void arch_backtrace(uintptr_t fp);
+
+/* Enable interrupts and halt until the next one, atomically (sti;hlt /
+ * wfi with the timer armed).  Called by the idle task with interrupts
+ * disabled; returns with interrupts disabled.  Never spins: under
+ * qemu -icount a spinning CPU stalls every other CPU. */
+void arch_idle(void);
+
+/* Stop this CPU forever with interrupts off (used by panic and poweroff on
+ * the CPUs that are not the one powering off). */
+void arch_halt(void) __attribute__((noreturn));
+
+/* Power the machine off.  Under QEMU it exits with a status the host can
+ * see: arch_poweroff(0) is success, anything else is failure (x86 maps
+ * through isa-debug-exit: QEMU exit status (code<<1)|1; RISC-V uses SBI SRST
+ * shutdown for 0 and SRST with a failure reason / sifive test device
+ * otherwise).  The runner documents the mapping. */
+void arch_poweroff(int code) __attribute__((noreturn));
+
+/* ---- IPIs -------------------------------------------------------------
+ * Send the IPI interrupt to logical CPU @cpu.  The generic layer keeps the
+ * reason in cpu->ipi_pending, so there is only one IPI kind per arch. */
+void arch_send_ipi(struct cpu *cpu);
+
+/* ---- Time ------------------------------------------------------------
+ * arch_clock_ns(): monotonic nanoseconds since boot, consistent across
+ * CPUs (TSC calibrated against the PIT / RISC-V time CSR at the DT
+ * timebase-frequency).
+ * arch_timer_arm(): program this CPU's one-shot timer to fire at absolute
+ * time @deadline_ns (in the past: fire as soon as possible).  Re-arming
+ * replaces the previous deadline.  Interrupts disabled. */
+uint64_t arch_clock_ns(void);
+void arch_timer_arm(uint64_t deadline_ns);
+
+/* ---- Context switch -------------------------------------------------
+ *
+ * arch_context_init(): prepare @ctx so that the first switch to it runs
+ * entry(arg) on the stack ending at @stack_top, with interrupts disabled.
+ * entry must never return.
+ *
+ * arch_context_switch(): save the callee-saved registers and stack pointer
+ * of the running task in @prev, load @next's and return in @next.  Called
+ * with interrupts disabled and the runqueue lock held.  When it returns in
+ * next, nothing of prev's state is used any more; all of prev's registers
+ * were stored before the stack switch.  The generic code publishes that
+ * prev may run elsewhere with a release store to prev->on_cpu = 0 in
+ * finish_task_switch() (the switch itself has no fence), so another CPU
+ * must observe on_cpu == 0 (acquire) before it switches to prev.
+ */
+void arch_context_init(struct arch_context *ctx, void *stack_top,
+		       void (*entry)(void *arg), void *arg);
+void arch_context_switch(struct arch_context *prev, struct arch_context *next);
+
+/*
+ * Test hook for the context-switch test: load a distinct pattern into
+ * every callee-saved register (rbx rbp r12-r15 / s0-s11), call fn(arg)
+ * (which switches to other tasks and back), and check each register
+ * still holds its pattern.  Returns 0, or the 1-based index of the first
+ * register that changed.  Task context.
+ */
+int arch_check_callee_saved(void (*fn)(void *), void *arg);
+
+/* ---- Console -------------------------------------------------------
+ * The arch's early init registers the boot console (see console.h);
+ * nothing here. */
+
+#endif /* ARCH_H */

@@ -1,0 +1,29 @@
+/*
+ * bench.h - benchmarks that print figures (never pass/fail on time).
+ * Registered like test suites, in the "benches" section.  Each prints one
+ * or more rows "bench <name>: <value> <unit> (<detail>)".  Figures are
+ * repeatable under qemu -icount shift=0.
+ */
+#ifndef BENCH_H
+#define BENCH_H
+#include "kernel.h"
+
+struct bench {
+	const char *name;
+	const char *what;	/* one-line description */
+	void (*run)(void);
+};
+
+#define BENCH(bname, bwhat, bfn)                                           \
+	static const struct bench __bench_##bname                           \
+		__attribute__((used, section("benches"), aligned(8))) =     \
+		{ .name = #bname, .what = bwhat, .run = bfn }
+
+/* Print one result row in the documented format. */
+void bench_report(const char *name, uint64_t value, const char *unit,
+		  const char *detail);
+/* Run the named benchmarks (none: all); returns -ENOENT for an unknown
+ * name (after printing which). */
+int bench_run(const char *const *names, int n);
+void bench_list(void);
+#endif

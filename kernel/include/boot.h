@@ -1,0 +1,51 @@
+/*
+ * boot.h - what the arch's early code discovered, handed to kmain().
+ * Filled from the multiboot2 tags + ACPI MADT (x86_64) or the device tree
+ * (riscv64).  All addresses are physical (== virtual, see arch.h).
+ */
+#ifndef BOOT_H
+#define BOOT_H
+#include <stdint.h>
+
+#define BOOT_MAX_REGIONS 32
+#define BOOT_MAX_CPUS 64
+#define BOOT_CMDLINE_MAX 512
+
+struct mem_region {
+	uint64_t base, size;
+};
+
+struct boot_info {
+	/* Usable RAM, as the firmware reported it (not yet minus reserved). */
+	struct mem_region mem[BOOT_MAX_REGIONS];
+	int nmem;
+	/* Ranges inside RAM that must never be allocated: the kernel image,
+	 * firmware (OpenSBI reserved-memory), the DTB, multiboot info, boot
+	 * modules/initrd, AP trampoline, page 0. */
+	struct mem_region reserved[BOOT_MAX_REGIONS];
+	int nreserved;
+	/* Device register ranges that arch_mmu_init must map MAP_DEVICE
+	 * (UART, local APIC, IOAPIC, ...). */
+	struct mem_region devices[BOOT_MAX_REGIONS];
+	int ndevices;
+
+	/* CPUs: arch ids (APIC ids / hart ids) of every usable CPU; index 0
+	 * is the boot CPU.  Disabled harts are already left out. */
+	uint64_t cpu_arch_id[BOOT_MAX_CPUS];
+	int ncpus;
+
+	/* Kernel command line, NUL terminated ("" if none). */
+	char cmdline[BOOT_CMDLINE_MAX];
+
+	/* First boot module / initrd, or size 0. */
+	uint64_t module_base, module_size;
+
+	/* Where the loader put us and with what, for the boot banner. */
+	const char *loader;		/* "GRUB 2.06", "multiboot1", "OpenSBI" ... */
+	uint64_t kernel_base, kernel_end; /* physical range of the image */
+};
+
+/* Arch-private fills; generic code reads it through kmain's argument and,
+ * later, through this pointer. */
+extern struct boot_info *boot_info;
+#endif

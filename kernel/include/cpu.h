@@ -1,0 +1,58 @@
+/*
+ * cpu.h - per-CPU data.  One struct cpu per logical CPU, reached with
+ * this_cpu() in one instruction (gs on x86_64, tp on RISC-V).
+ */
+#ifndef CPU_H
+#define CPU_H
+#include "kernel.h"
+#include "arch.h"
+#include "sched.h"
+
+#define NR_CPUS 64
+
+/* Reasons for an IPI, OR-ed into cpu->ipi_pending before arch_send_ipi. */
+enum {
+	IPI_RESCHED = 1 << 0,	/* need_resched was set remotely */
+	IPI_CALL = 1 << 1,	/* run cpu->call_fn(call_arg) */
+	IPI_STOP = 1 << 2,	/* panic / poweroff: halt now */
+};
+
+struct cpu {
+	struct cpu *self;		/* first: x86 reads it with gs:0 */
+	int id;				/* logical id 0..ncpus-1 */
+	uint64_t arch_id;		/* APIC id / hart id */
+	bool online;
+	int preempt_count;		/* see sched.h: preempt/irq nesting */
+	bool need_resched;
+	struct rq rq;			/* this CPU's runqueue */
+	struct task *idle;		/* idle task, always runnable */
+	uint32_t ipi_pending;		/* atomic: IPI_* bits */
+	void (*call_fn)(void *);	/* IPI_CALL request, see smp_call() */
+	void *call_arg;
+	volatile int call_done;
+	int call_busy;			/* atomic: a smp_call() owns call_* */
+	uint64_t nr_timer_irqs;		/* statistics for tests and `cpus` */
+	uint64_t nr_ipis;
+	struct timer_queue *timers;	/* this CPU's one-shot timers */
+	struct arch_cpu arch;		/* arch-private, see arch_impl.h */
+} __aligned(64);
+
+extern struct cpu cpus[NR_CPUS];
+extern int ncpus;			/* CPUs present (from boot_info) */
+
+static inline struct cpu *cpu_of(int id) { return &cpus[id]; }
+static inline int smp_processor_id(void) { return this_cpu()->id; }
+
+/* Number of CPUs that have come online. */
+int cpus_online(void);
+
+/*
+ * Run fn(arg) on CPU @cpu in interrupt context and wait until it has
+ * run.  Task context, interrupts enabled.  Returns 0, or -EINVAL for an
+ * offline CPU.  On the calling CPU it just calls fn with irqs disabled.
+ */
+int smp_call(int cpu, void (*fn)(void *), void *arg);
+
+/* Send IPI reason @why (IPI_*) to @cpu. */
+void smp_send(int cpu, uint32_t why);
+#endif

@@ -1,0 +1,38 @@
+/*
+ * spinlock.h - spinlocks that disable interrupts.
+ *
+ * spin_lock() saves the interrupt state and disables interrupts before it
+ * spins, so a lock taken in task context can also be taken by an
+ * interrupt handler on the same CPU without deadlock.  Checks, always on:
+ * taking a lock this CPU already holds (recursion) and releasing a lock
+ * this CPU does not hold (wrong CPU / not held) panic with the lock's
+ * name.  Holding a spinlock also disables preemption.
+ */
+#ifndef SPINLOCK_H
+#define SPINLOCK_H
+#include "kernel.h"
+
+struct cpu;
+
+typedef struct spinlock {
+	volatile uint32_t locked;	/* ticket-free test-and-set word */
+	struct cpu *owner;		/* CPU holding it, for the checks */
+	const char *name;
+} spinlock_t;
+
+#define SPINLOCK_INIT(n) { .locked = 0, .owner = NULL, .name = (n) }
+
+void spin_init(spinlock_t *l, const char *name);
+
+/* Returns the saved interrupt state to hand back to spin_unlock(). */
+unsigned long spin_lock(spinlock_t *l);
+void spin_unlock(spinlock_t *l, unsigned long flags);
+/* Returns true and fills *flags if the lock was free. */
+bool spin_trylock(spinlock_t *l, unsigned long *flags);
+/* True if this CPU holds @l. */
+bool spin_held(spinlock_t *l);
+
+/* Raw variants: caller already has interrupts disabled; no irq save. */
+void spin_lock_raw(spinlock_t *l);
+void spin_unlock_raw(spinlock_t *l);
+#endif

@@ -1,0 +1,38 @@
+/*
+ * timer.h - per-CPU one-shot timers and the scheduler tick.
+ *
+ * Each CPU keeps its pending timers sorted by deadline and programs the
+ * arch one-shot timer for the earliest one.  The tick (TICK_NS) is one of
+ * those timers.  Callbacks run in interrupt context on the CPU the timer
+ * was armed on, in deadline order (equal deadlines: arming order).
+ */
+#ifndef TIMER_H
+#define TIMER_H
+#include "kernel.h"
+#include "list.h"
+#include "arch.h"
+
+#define TICK_NS (4 * NSEC_PER_MSEC)	/* HZ = 250 */
+
+struct timer {
+	uint64_t deadline_ns;
+	void (*fn)(struct timer *t);	/* interrupt context, irqs off */
+	void *data;
+	struct list_head node;
+	int cpu;			/* -1 when not armed */
+};
+
+void timer_init(struct timer *t, void (*fn)(struct timer *t), void *data);
+/* Arm @t on this CPU for absolute time @deadline_ns (arch_clock_ns base).
+ * Re-arming an armed timer moves it.  Any context. */
+void timer_arm(struct timer *t, uint64_t deadline_ns);
+/* Cancel @t; returns true if it was pending.  After return the callback
+ * is not running and will not run (waits if it runs on another CPU). */
+bool timer_cancel(struct timer *t);
+
+/* Boot CPU once, then each CPU (starts its tick). */
+void timer_init_cpu(void);
+
+/* Monotonic time since boot. */
+static inline uint64_t clock_ns(void) { return arch_clock_ns(); }
+#endif

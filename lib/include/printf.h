@@ -1,0 +1,9 @@
+/* printf.h - vsnprintf/snprintf (lib/vsnprintf.c). Formats as in printk. */
+#ifndef LIB_PRINTF_H
+#define LIB_PRINTF_H
+#include <stdarg.h>
+#include <stddef.h>
+int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
+int snprintf(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+#endif
