@@ -1,0 +1,81 @@
+/*
+ * spinlock.c - test-and-set spinlocks with always-on misuse checks.
+ *
+ * Interrupts are disabled before spinning (so an interrupt handler on this
+ * CPU can take the same lock) and the per-CPU preempt count is raised
+ * while a lock is held, which lets schedule() catch "sleeping while
+ * holding a spinlock".
+ */
+#include "spinlock.h"
+#include "cpu.h"
+
+void spin_init(spinlock_t *l, const char *name)
+{
+	l->locked = 0;
+	l->owner = NULL;
+	l->name = name;
+}
+
+void spin_lock_raw(spinlock_t *l)
+{
+	struct cpu *c = this_cpu();
+
+	if (READ_ONCE(l->owner) == c && READ_ONCE(l->locked))
+		panic("spinlock '%s': recursive lock on cpu%d", l->name, c->id);
+	c->preempt_count++;
+	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)) {
+		/* Spin on a plain load so the line stays shared. */
+		while (READ_ONCE(l->locked))
+			arch_cpu_relax();
+	}
+	l->owner = c;
+}
+
+void spin_unlock_raw(spinlock_t *l)
+{
+	struct cpu *c = this_cpu();
+
+	if (!READ_ONCE(l->locked))
+		panic("spinlock '%s': unlock of a lock that is not held (cpu%d)",
+		      l->name, c->id);
+	if (l->owner != c)
+		panic("spinlock '%s': unlock on cpu%d but held by cpu%d",
+		      l->name, c->id, l->owner ? l->owner->id : -1);
+	l->owner = NULL;
+	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
+	c->preempt_count--;
+}
+
+unsigned long spin_lock(spinlock_t *l)
+{
+	unsigned long flags = arch_irq_save();
+
+	spin_lock_raw(l);
+	return flags;
+}
+
+void spin_unlock(spinlock_t *l, unsigned long flags)
+{
+	spin_unlock_raw(l);
+	arch_irq_restore(flags);
+}
+
+bool spin_trylock(spinlock_t *l, unsigned long *flags)
+{
+	struct cpu *c;
+
+	*flags = arch_irq_save();
+	c = this_cpu();
+	if (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)) {
+		arch_irq_restore(*flags);
+		return false;
+	}
+	l->owner = c;
+	c->preempt_count++;
+	return true;
+}
+
+bool spin_held(spinlock_t *l)
+{
+	return READ_ONCE(l->locked) && READ_ONCE(l->owner) == this_cpu();
+}

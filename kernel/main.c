@@ -1,0 +1,114 @@
+/*
+ * main.c - kmain, the first generic code on the boot CPU.
+ *
+ * Order matters: pages before page tables (the tables are made of pages),
+ * page tables before stacks (stacks are mapped), the scheduler before
+ * timers (the tick calls it), and all of it before other CPUs start.
+ * Then the boot CPU picks what to run from the command line and becomes
+ * its own idle task.
+ */
+#include "kernel.h"
+#include "boot.h"
+#include "cmdline.h"
+#include "cpu.h"
+#include "ktest.h"
+#include "bench.h"
+#include "mm.h"
+#include "shell.h"
+#include "timer.h"
+#include "string.h"
+
+struct boot_info *boot_info;
+void smp_boot(struct boot_info *bi);
+
+#define MAX_NAMES 32
+
+/* Split "a,b,c" (in place) into names; "all" or "" means none = all. */
+static int split_names(char *s, const char **names)
+{
+	int n = 0;
+
+	if (!*s || strcmp(s, "all") == 0)
+		return 0;
+	while (*s && n < MAX_NAMES) {
+		names[n++] = s;
+		while (*s && *s != ',')
+			s++;
+		if (*s)
+			*s++ = '\0';
+	}
+	return n;
+}
+
+static char mode_arg[BOOT_CMDLINE_MAX];
+
+static void ktest_thread(void *arg)
+{
+	const char *names[MAX_NAMES];
+	int n = split_names(mode_arg, names);
+	int failed = ktest_run(names, n);
+
+	(void)arg;
+	printk("kestrel: tests done, %d failed; powering off\n", failed);
+	arch_poweroff(failed ? 1 : 0);
+}
+
+static void bench_thread(void *arg)
+{
+	const char *names[MAX_NAMES];
+	int n = split_names(mode_arg, names);
+	int err = bench_run(names, n);
+
+	(void)arg;
+	printk("kestrel: benchmarks done; powering off\n");
+	arch_poweroff(err ? 1 : 0);
+}
+
+static void crash_thread(void *arg)
+{
+	(void)arg;
+	crash_run(mode_arg);
+	printk("kestrel: crash scenario '%s' returned; powering off\n", mode_arg);
+	arch_poweroff(1);
+}
+
+static void start_main_thread(const char *cmdline)
+{
+	void (*fn)(void *) = shell_main;
+	const char *name = "shell";
+
+	if (cmdline_get(cmdline, "ktest", mode_arg, sizeof(mode_arg))) {
+		fn = ktest_thread;
+		name = "ktest";
+	} else if (cmdline_get(cmdline, "bench", mode_arg, sizeof(mode_arg))) {
+		fn = bench_thread;
+		name = "bench";
+	} else if (cmdline_get(cmdline, "crash", mode_arg, sizeof(mode_arg))) {
+		fn = crash_thread;
+		name = "crash";
+	}
+	if (!thread_create_detached(name, fn, NULL, -1))
+		panic("cannot create the %s thread", name);
+}
+
+void kmain(struct boot_info *bi)
+{
+	boot_info = bi;
+	printk("%s %s (%s) on %s, cpu0 is arch id %llu, %d CPUs reported\n",
+	       KERNEL_NAME, KERNEL_VERSION, ARCH_NAME,
+	       bi->loader ? bi->loader : "?",
+	       (unsigned long long)bi->cpu_arch_id[0], bi->ncpus);
+	printk("cmdline: '%s'\n", bi->cmdline);
+
+	ncpus = bi->ncpus < 1 ? 1 : MIN(bi->ncpus, NR_CPUS);
+	cpus[0].arch_id = bi->cpu_arch_id[0];
+	page_alloc_init(bi);
+	arch_mmu_init(bi);
+	sched_init();
+	timer_init_cpu();
+	cpus[0].online = true;
+	arch_irq_enable();
+	smp_boot(bi);
+	start_main_thread(bi->cmdline);
+	cpu_idle_loop();
+}

@@ -1,0 +1,72 @@
+/*
+ * panic.c - the one way the kernel dies.
+ *
+ * The first CPU to panic takes the console (printk bypasses its lock for
+ * it), prints where and why, a backtrace, stops the other CPUs with
+ * IPI_STOP and powers off with a failure status.  A CPU that panics while
+ * another is already panicking just halts; a CPU that panics again inside
+ * its own panic powers off at once.
+ */
+#include "kernel.h"
+#include "cpu.h"
+#include "console.h"
+#include "sched.h"
+#include "timer.h"
+
+extern int panic_cpu;
+
+static const char *task_name_or_boot(struct cpu *c)
+{
+	struct task *t = c->rq.curr;
+
+	return t ? t->name : "boot";
+}
+
+static void stop_other_cpus(int self)
+{
+	uint64_t until = arch_clock_ns() + 100 * NSEC_PER_MSEC;
+
+	for (int i = 0; i < ncpus; i++)
+		if (i != self && cpus[i].online)
+			smp_send(i, IPI_STOP);
+	/* Give them a moment to stop; one spinning with interrupts off
+	 * cannot, and the poweroff ends it anyway. */
+	for (int i = 0; i < ncpus; i++)
+		while (i != self && READ_ONCE(cpus[i].online) &&
+		       arch_clock_ns() < until)
+			arch_cpu_relax();
+}
+
+void __panic(const char *file, int line, const char *fmt, ...)
+{
+	struct cpu *c;
+	int expected = -1;
+	va_list ap;
+
+	arch_irq_disable();
+	c = this_cpu();
+	if (!__atomic_compare_exchange_n(&panic_cpu, &expected, c->id, false,
+					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+		if (expected == c->id) {
+			static const char msg[] = "\nPANIC: recursive panic\n";
+
+			for (const char *p = msg; *p; p++)
+				console_putc_raw(*p);
+			arch_poweroff(1);
+		}
+		c->online = false;
+		arch_halt();
+	}
+	printk("\n");
+	printk("PANIC at %s:%d on cpu%d (task %s): ", file, line, c->id,
+	       task_name_or_boot(c));
+	va_start(ap, fmt);
+	vprintk(fmt, ap);
+	va_end(ap);
+	printk("\n");
+	printk("backtrace:\n");
+	arch_backtrace(arch_frame_address());
+	stop_other_cpus(c->id);
+	printk("kestrel: halted after panic\n");
+	arch_poweroff(1);
+}

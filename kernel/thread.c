@@ -1,0 +1,181 @@
+/*
+ * thread.c - kernel threads: create, exit, join, and the list of all
+ * tasks for `ps`.
+ *
+ * Lifetime: a thread is created runnable; it ends in thread_exit(), which
+ * marks it TASK_DEAD under its pi_lock and switches away for good.  The
+ * joiner frees it, but only once on_cpu has dropped, i.e. once the dead
+ * task's last switch has finished using its stack.  A detached thread is
+ * freed by the task that runs after it (finish_task_switch).
+ */
+#include "sched/internal.h"
+#include "mm.h"
+#include "string.h"
+
+static spinlock_t tasks_lock = SPINLOCK_INIT("tasks");
+static LIST_HEAD(all_tasks);
+static int next_tid = 1;
+
+void task_init_common(struct task *t, const char *name)
+{
+	unsigned long flags;
+
+	strlcpy(t->name, name, sizeof(t->name));
+	spin_init(&t->pi_lock, "pi_lock");
+	list_init(&t->run_node);
+	t->sched_class = &fair_sched_class;
+	t->cpus_allowed = ~0ULL;
+	t->stack_slot = -1;
+	flags = spin_lock(&tasks_lock);
+	t->tid = next_tid++;
+	list_add_tail(&t->all_node, &all_tasks);
+	spin_unlock(&tasks_lock, flags);
+}
+
+struct task *task_alloc(const char *name, void (*fn)(void *), void *arg)
+{
+	struct task *t = kmalloc(sizeof(*t));
+	int slot;
+
+	if (!t)
+		return NULL;
+	t->stack_base = stack_alloc(&slot);
+	if (!t->stack_base) {
+		kfree(t);
+		return NULL;
+	}
+	task_init_common(t, name);
+	t->stack_slot = slot;
+	stack_set_owner(slot, t->name);
+	t->fn = fn;
+	t->arg = arg;
+	t->state = TASK_SLEEPING;	/* not runnable until woken */
+	if (fn)
+		arch_context_init(&t->ctx,
+				  (void *)(t->stack_base + TASK_STACK_PAGES * PAGE_SIZE),
+				  task_trampoline, NULL);
+	return t;
+}
+
+void task_free(struct task *t)
+{
+	unsigned long flags = spin_lock(&tasks_lock);
+
+	list_del_init(&t->all_node);
+	spin_unlock(&tasks_lock, flags);
+	if (t->stack_slot >= 0)
+		stack_free(t->stack_slot);
+	kfree(t);
+}
+
+/* First code of every new thread, entered from its first switch with
+ * interrupts off and the runqueue lock held by the switch. */
+void task_trampoline(void *unused)
+{
+	struct task *self;
+
+	(void)unused;
+	finish_task_switch();
+	arch_irq_enable();
+	self = current();
+	self->fn(self->arg);
+	thread_exit(0);
+}
+
+static struct task *create(const char *name, void (*fn)(void *), void *arg,
+			   int cpu, bool detached)
+{
+	struct task *t;
+
+	if (cpu >= ncpus || (cpu >= 0 && !cpus[cpu].online) || !fn)
+		return NULL;
+	t = task_alloc(name, fn, arg);
+	if (!t)
+		return NULL;
+	t->detached = detached;
+	if (cpu >= 0) {
+		t->cpus_allowed = 1ULL << cpu;
+		t->cpu = cpu;
+	} else {
+		t->cpu = smp_processor_id();
+	}
+	wake_up_new_task(t);
+	return t;
+}
+
+struct task *thread_create(const char *name, void (*fn)(void *), void *arg,
+			   int cpu)
+{
+	return create(name, fn, arg, cpu, false);
+}
+
+struct task *thread_create_detached(const char *name, void (*fn)(void *),
+				    void *arg, int cpu)
+{
+	return create(name, fn, arg, cpu, true);
+}
+
+void thread_exit(int code)
+{
+	struct task *self, *joiner;
+
+	/* No preemption from here: a preempted dead task would still be
+	 * queued while its joiner frees it. */
+	arch_irq_disable();
+	self = this_cpu()->rq.curr;
+	if (self == this_cpu()->idle)
+		panic("the idle task of cpu%d called thread_exit", self->cpu);
+	spin_lock_raw(&self->pi_lock);
+	self->exit_code = code;
+	WRITE_ONCE(self->state, TASK_DEAD);
+	joiner = self->joiner;
+	spin_unlock_raw(&self->pi_lock);
+	if (joiner)
+		wake_up(joiner);
+	schedule();
+	panic("dead task %s was scheduled again", self->name);
+}
+
+int thread_join(struct task *t)
+{
+	struct task *self = current();
+	unsigned long flags;
+	int code;
+
+	if (!t || t == self || t->detached)
+		return -EINVAL;
+	for (;;) {
+		WRITE_ONCE(self->state, TASK_SLEEPING);
+		smp_mb();
+		flags = spin_lock(&t->pi_lock);
+		if (t->joiner && t->joiner != self) {
+			spin_unlock(&t->pi_lock, flags);
+			WRITE_ONCE(self->state, TASK_RUNNING);
+			return -EINVAL;		/* someone else joins it */
+		}
+		if (t->state == TASK_DEAD) {
+			spin_unlock(&t->pi_lock, flags);
+			break;
+		}
+		t->joiner = self;
+		spin_unlock(&t->pi_lock, flags);
+		schedule();
+	}
+	WRITE_ONCE(self->state, TASK_RUNNING);
+	/* Its last switch may still be running on its stack. */
+	while (smp_load_acquire(&t->on_cpu))
+		arch_cpu_relax();
+	code = t->exit_code;
+	task_free(t);
+	return code;
+}
+
+void for_each_task(void (*fn)(struct task *t, void *arg), void *arg)
+{
+	unsigned long flags = spin_lock(&tasks_lock);
+	struct list_head *pos;
+
+	list_for_each(pos, &all_tasks)
+		fn(list_entry(pos, struct task, all_node), arg);
+	spin_unlock(&tasks_lock, flags);
+}
