@@ -18,6 +18,9 @@ ifeq ($(filter $(ARCH),x86_64 riscv64),)
 $(error ARCH=$(ARCH) is not supported: use ARCH=x86_64 or ARCH=riscv64)
 endif
 
+.PHONY: all
+all: images
+
 # Generic code: everything under kernel/ lib/ drivers/ and the in-kernel
 # tests.  The arch adds ARCH_SRCS.
 GEN_SRCS := $(wildcard kernel/*.c kernel/*/*.c lib/*.c drivers/*.c tests/*.c)
@@ -41,8 +44,7 @@ SRCS := $(GEN_SRCS) $(ARCH_SRCS)
 OBJS := $(patsubst %,$(BUILD)/%.o,$(basename $(SRCS)))
 KERNEL := $(BUILD)/kernel.elf
 
-.PHONY: all kernel images run test bench debug deps clean
-all: images
+.PHONY: kernel images run test bench debug deps clean
 
 kernel: $(KERNEL)
 images: $(KERNEL) $(ARCH_IMAGES)
@@ -66,7 +68,7 @@ $(KERNEL): $(OBJS) $(LINKER_SCRIPT)
 # missing ones (as root, or through sudo); run/test/bench depend on it.
 PACKAGES := make gcc binutils python3 qemu-system-x86 qemu-system-misc \
 	gcc-riscv64-unknown-elf binutils-riscv64-unknown-elf grub-pc-bin \
-	grub-common xorriso mtools opensbi u-boot-qemu u-boot-tools \
+	grub-efi-amd64-bin grub-common xorriso mtools opensbi u-boot-qemu u-boot-tools \
 	gdb-multiarch
 deps:
 	@sh tests/install-deps.sh $(PACKAGES)

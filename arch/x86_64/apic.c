@@ -1,0 +1,213 @@
+/*
+ * apic.c - local APIC (xAPIC, MMIO), the 8259 PICs (masked), time and
+ * IPIs.
+ *
+ * Time: arch_clock_ns() scales the TSC, calibrated once against the PIT
+ * (channel 2, polled through its gate), minus the TSC at calibration.
+ * QEMU keeps the TSCs of all vCPUs in step, so one offset serves every CPU.
+ * The per-CPU one-shot timer is the LAPIC timer, calibrated in the same
+ * PIT window; a deadline becomes a count from "now".
+ */
+#include "x86.h"
+#include "cpu.h"
+
+#define LAPIC_TPR 0x080
+#define LAPIC_EOI 0x0b0
+#define LAPIC_SVR 0x0f0
+#define LAPIC_ESR 0x280
+#define LAPIC_ICR_LO 0x300
+#define LAPIC_ICR_HI 0x310
+#define LAPIC_LVT_TIMER 0x320
+#define LAPIC_LVT_LINT0 0x350
+#define LAPIC_LVT_LINT1 0x360
+#define LAPIC_LVT_ERROR 0x370
+#define LAPIC_TIMER_INIT 0x380
+#define LAPIC_TIMER_CUR 0x390
+#define LAPIC_TIMER_DIV 0x3e0
+
+#define APIC_BASE_EXTD (1u << 10)	/* x2APIC mode */
+#define APIC_BASE_EN (1u << 11)
+#define LVT_MASKED (1u << 16)
+#define LVT_NMI (4u << 8)
+#define SVR_ENABLE (1u << 8)
+#define ICR_BUSY (1u << 12)
+#define ICR_ASSERT (1u << 14)
+#define ICR_LEVEL (1u << 15)
+#define ICR_INIT (5u << 8)
+#define ICR_STARTUP (6u << 8)
+#define TIMER_DIV_16 0x3
+
+#define PIT_HZ 1193182ULL
+#define CALIBRATE_MS 10
+
+uintptr_t x86_lapic_pa = 0xfee00000;	/* MADT may override (acpi.c) */
+
+static uint64_t tsc_hz, lapic_hz;	/* LAPIC timer ticks/s after /16 */
+static uint64_t tsc_boot;		/* TSC at calibration: time 0 */
+static uint64_t ns_per_tsc;		/* 32.32 fixed point */
+static uint64_t lapic_per_ns;		/* 32.32 fixed point */
+
+static inline uint32_t lapic_read(unsigned reg)
+{
+	return *(volatile uint32_t *)(x86_lapic_pa + reg);
+}
+
+static inline void lapic_write(unsigned reg, uint32_t v)
+{
+	*(volatile uint32_t *)(x86_lapic_pa + reg) = v;
+}
+
+void x86_lapic_eoi(void)
+{
+	lapic_write(LAPIC_EOI, 0);
+}
+
+/* Remap the 8259s away from the exception vectors, then mask them all:
+ * every interrupt we use comes through the local APIC. */
+void x86_pic_disable(void)
+{
+	outb(0x20, 0x11);			/* ICW1: init, ICW4 follows */
+	outb(0xa0, 0x11);
+	outb(0x21, PIC_VECTOR_BASE);		/* ICW2: vector base */
+	outb(0xa1, PIC_VECTOR_BASE + 8);
+	outb(0x21, 4);				/* ICW3: slave on IRQ 2 */
+	outb(0xa1, 2);
+	outb(0x21, 1);				/* ICW4: 8086 mode */
+	outb(0xa1, 1);
+	outb(0x21, 0xff);			/* mask everything */
+	outb(0xa1, 0xff);
+}
+
+/* Enable this CPU's local APIC: spurious vector, timer one-shot on
+ * TIMER_VECTOR (stopped until armed), LINT0 masked (the 8259 is off),
+ * LINT1 as NMI on the boot CPU only, errors masked. */
+void x86_lapic_init(void)
+{
+	uint64_t base = rdmsr(MSR_APIC_BASE);
+
+	/* Firmware may hand over in x2APIC mode, which has no MMIO window;
+	 * the only way back to xAPIC is through "disabled". */
+	if (base & APIC_BASE_EXTD)
+		wrmsr(MSR_APIC_BASE, base & ~(uint64_t)(APIC_BASE_EXTD | APIC_BASE_EN));
+	wrmsr(MSR_APIC_BASE, (base & ~(uint64_t)APIC_BASE_EXTD) | APIC_BASE_EN);
+	lapic_write(LAPIC_SVR, SVR_ENABLE | SPURIOUS_VECTOR);
+	lapic_write(LAPIC_TPR, 0);
+	lapic_write(LAPIC_LVT_LINT0, LVT_MASKED);
+	lapic_write(LAPIC_LVT_LINT1, this_cpu()->id == 0 ? LVT_NMI : LVT_MASKED);
+	lapic_write(LAPIC_LVT_ERROR, LVT_MASKED);
+	lapic_write(LAPIC_ESR, 0);
+	lapic_write(LAPIC_ESR, 0);
+	lapic_write(LAPIC_TIMER_DIV, TIMER_DIV_16);
+	lapic_write(LAPIC_TIMER_INIT, 0);
+	lapic_write(LAPIC_LVT_TIMER, TIMER_VECTOR);
+	x86_lapic_eoi();
+}
+
+/*
+ * Count TSC cycles and LAPIC timer ticks over CALIBRATE_MS of PIT channel
+ * 2 (mode 0: OUT2, readable as port 0x61 bit 5, rises when the count
+ * reaches zero).  Boot CPU, interrupts off, LAPIC enabled.
+ */
+void x86_time_init(void)
+{
+	uint16_t latch = PIT_HZ * CALIBRATE_MS / 1000;
+	uint64_t t0, t1, spins = 0;
+	uint32_t lapic_left;
+
+	outb(0x61, (inb(0x61) & ~0x02) | 0x01);	/* gate on, speaker off */
+	outb(0x43, 0xb0);			/* ch 2, lo/hi byte, mode 0 */
+	lapic_write(LAPIC_LVT_TIMER, LVT_MASKED);
+	outb(0x42, latch & 0xff);
+	outb(0x42, latch >> 8);
+	lapic_write(LAPIC_TIMER_INIT, 0xffffffff);
+	t0 = arch_cycles();
+	/* Each inb takes ~1 us on real hardware: 10^8 is far beyond 10 ms
+	 * and stops a machine without a working PIT from hanging silently. */
+	while (!(inb(0x61) & 0x20))
+		if (++spins == 100000000)
+			panic("PIT channel 2 never counted down: cannot calibrate the TSC");
+	t1 = arch_cycles();
+	lapic_left = lapic_read(LAPIC_TIMER_CUR);
+	lapic_write(LAPIC_TIMER_INIT, 0);
+	lapic_write(LAPIC_LVT_TIMER, TIMER_VECTOR);
+
+	tsc_hz = (t1 - t0) * 1000 / CALIBRATE_MS;
+	lapic_hz = (uint64_t)(0xffffffffu - lapic_left) * 1000 / CALIBRATE_MS;
+	if (!tsc_hz || !lapic_hz)
+		panic("TSC/LAPIC calibration failed (tsc %lu Hz, lapic %lu Hz)",
+		      tsc_hz, lapic_hz);
+	ns_per_tsc = (NSEC_PER_SEC << 32) / tsc_hz;
+	lapic_per_ns = (lapic_hz << 32) / NSEC_PER_SEC;
+	tsc_boot = t1;
+	printk("x86: TSC %lu kHz, LAPIC timer %lu kHz (after /16)\n",
+	       tsc_hz / 1000, lapic_hz / 1000);
+}
+
+uint64_t arch_clock_ns(void)
+{
+	uint64_t d = arch_cycles() - tsc_boot;
+
+	return ((unsigned __int128)d * ns_per_tsc) >> 32;
+}
+
+/* Busy-wait @us microseconds on the TSC (boot and AP start only). */
+void x86_delay_us(uint64_t us)
+{
+	uint64_t end = arch_cycles() + tsc_hz * us / 1000000;
+
+	while ((int64_t)(arch_cycles() - end) < 0)
+		arch_cpu_relax();
+}
+
+/*
+ * One-shot: the count is computed from now.  It is rounded up and padded
+ * by 1/16384 (61 ppm; 250 ns on a 4 ms tick) because the LAPIC/TSC ratio
+ * is only known to a few ppm, and firing a hair early costs a second
+ * interrupt (the generic code finds nothing due and re-arms).  A deadline
+ * more than 2^32 ticks away (about a minute) is clamped and fires early.
+ */
+void arch_timer_arm(uint64_t deadline_ns)
+{
+	uint64_t now = arch_clock_ns();
+	uint64_t count = 1;
+
+	if (deadline_ns > now) {
+		count = (((unsigned __int128)(deadline_ns - now) * lapic_per_ns) >> 32) + 1;
+		count += count >> 14;
+		if (count > 0xffffffffu)
+			count = 0xffffffffu;
+	}
+	lapic_write(LAPIC_TIMER_INIT, (uint32_t)count);
+}
+
+/* Write ICR (high half first: the low write sends).  Interrupts off so an
+ * interrupt handler on this CPU cannot send between the two writes. */
+static void lapic_send(uint32_t apic_id, uint32_t icr_lo)
+{
+	unsigned long flags = arch_irq_save();
+
+	while (lapic_read(LAPIC_ICR_LO) & ICR_BUSY)
+		arch_cpu_relax();
+	lapic_write(LAPIC_ICR_HI, apic_id << 24);
+	lapic_write(LAPIC_ICR_LO, icr_lo);
+	arch_irq_restore(flags);
+}
+
+void arch_send_ipi(struct cpu *cpu)
+{
+	lapic_send((uint32_t)cpu->arch_id, ICR_ASSERT | IPI_VECTOR);
+}
+
+/* INIT, asserted then deasserted (the level-triggered dance old CPUs
+ * want; newer ones ignore the deassert). */
+void x86_lapic_send_init(uint32_t apic_id)
+{
+	lapic_send(apic_id, ICR_INIT | ICR_LEVEL | ICR_ASSERT);
+	lapic_send(apic_id, ICR_INIT | ICR_LEVEL);
+}
+
+/* STARTUP IPI: the AP starts in real mode at @page << 12. */
+void x86_lapic_send_sipi(uint32_t apic_id, uint8_t page)
+{
+	lapic_send(apic_id, ICR_STARTUP | page);
+}

@@ -1,0 +1,67 @@
+/*
+ * early.c - C entry of the boot CPU (from boot.S, in long mode on the
+ * boot page tables and boot stack): per-CPU pointer, descriptor tables,
+ * serial console, boot_info, interrupt controllers and time, then kmain.
+ */
+#include "x86.h"
+#include "boot.h"
+#include "console.h"
+#include "cpu.h"
+#include "uart16550.h"
+
+#define COM1_PORT 0x3f8
+#define COM1_CLOCK_HZ 1843200
+
+static struct boot_info the_boot_info;	/* boot_info (main.c) points here */
+
+/* The boot CPU's IST stacks; the APs get theirs from page_alloc. */
+static uint8_t bsp_ist[IST_BLOCK_SIZE] __aligned(PAGE_SIZE);
+
+static struct uart16550 com1;
+
+static uint8_t pio_read(uintptr_t port)
+{
+	return inb((uint16_t)port);
+}
+
+static void pio_write(uintptr_t port, uint8_t v)
+{
+	outb((uint16_t)port, v);
+}
+
+static void console_init(void)
+{
+	com1.base = COM1_PORT;
+	com1.reg_shift = 0;
+	com1.reg_width = 1;
+	com1.clock_hz = COM1_CLOCK_HZ;
+	com1.baud = 115200;
+	com1.pio = true;
+	com1.pio_read = pio_read;
+	com1.pio_write = pio_write;
+	uart16550_init(&com1, "com1");
+	console_register(&com1.con);
+}
+
+void x86_early_main(uint32_t magic, uintptr_t info) __noreturn;
+void x86_early_main(uint32_t magic, uintptr_t info)
+{
+	struct cpu *bsp = &cpus[0];
+	struct boot_info *bi = &the_boot_info;
+
+	/* this_cpu() first: printk and panic use it. */
+	arch_set_this_cpu(bsp);
+	x86_idt_init();
+	x86_cpu_tables_init(bsp, (uintptr_t)bsp_ist);
+	console_init();
+
+	boot_info = bi;
+	x86_parse_boot_info(bi, magic, info);
+	x86_early_map_ram(bi);
+	bsp->arch_id = bi->cpu_arch_id[0];
+
+	x86_pic_disable();
+	x86_lapic_init();
+	x86_time_init();
+	kmain(bi);
+}

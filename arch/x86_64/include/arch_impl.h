@@ -1,0 +1,113 @@
+/*
+ * arch_impl.h - x86_64 inline half of the arch contract (see arch/arch.h).
+ * Only arch.h includes this file; arch-private helpers are in x86.h.
+ */
+#ifndef ARCH_IMPL_H
+#define ARCH_IMPL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define ARCH_NAME "x86_64"
+
+/*
+ * Thread stacks live in a canonical lower-half range far above any RAM we
+ * identity map (64 TiB), so a stack address is never mistaken for RAM.
+ * Size: STACK_SLOTS * STACK_SLOT_SIZE (stack_layout.h) = 32 MiB; the page
+ * tables covering it are allocated once by arch_mmu_init.
+ */
+#define ARCH_STACK_AREA_BASE 0x0000400000000000UL
+#define ARCH_STACK_AREA_SIZE 0x0000000002000000UL
+
+/* 64-bit Task State Segment: only the IST pointers are used (no rings). */
+struct x86_tss {
+	uint32_t reserved0;
+	uint64_t rsp[3];
+	uint64_t reserved1;
+	uint64_t ist[7];
+	uint64_t reserved2;
+	uint16_t reserved3;
+	uint16_t iomap_base;
+} __attribute__((packed));
+
+/* Per-CPU arch state, embedded in struct cpu (cpu.h). */
+struct arch_cpu {
+	uint64_t gdt[8];		/* null, code64, data, TSS (2 slots) */
+	struct x86_tss tss;
+	uintptr_t ist_base;		/* IST stacks: NMI, #DF, #PF (x86.h) */
+	volatile int alive;		/* set by the AP, read by arch_cpu_start */
+};
+
+/*
+ * Switched-out task.  Only the stack pointer is stored here: the switch
+ * pushes rbp rbx r12-r15 on the task's own stack before saving rsp, and
+ * pops them after loading the next rsp (arch/x86_64/switch.S), so the
+ * frame below rsp is
+ *     rsp+0 r15, +8 r14, +16 r13, +24 r12, +32 rbx, +40 rbp, +48 return rip
+ */
+struct arch_context {
+	uint64_t rsp;
+};
+
+struct cpu;
+
+/* struct cpu starts with a self pointer and GS base points at it. */
+static inline struct cpu *this_cpu(void)
+{
+	struct cpu *c;
+	__asm__ __volatile__("movq %%gs:0, %0" : "=r"(c));
+	return c;
+}
+
+#define X86_RFLAGS_IF (1UL << 9)
+
+static inline unsigned long arch_irq_save(void)
+{
+	unsigned long flags;
+	__asm__ __volatile__("pushfq; popq %0; cli" : "=r"(flags) : : "memory");
+	return flags;
+}
+
+static inline void arch_irq_restore(unsigned long flags)
+{
+	if (flags & X86_RFLAGS_IF)
+		__asm__ __volatile__("sti" : : : "memory");
+}
+
+static inline void arch_irq_enable(void)
+{
+	__asm__ __volatile__("sti" : : : "memory");
+}
+
+static inline void arch_irq_disable(void)
+{
+	__asm__ __volatile__("cli" : : : "memory");
+}
+
+static inline bool arch_irqs_enabled(void)
+{
+	unsigned long flags;
+	__asm__ __volatile__("pushfq; popq %0" : "=r"(flags));
+	return flags & X86_RFLAGS_IF;
+}
+
+static inline void arch_cpu_relax(void)
+{
+	/* Under QEMU TCG `pause` also hands the host thread to another vCPU,
+	 * which keeps single-threaded (-icount) runs moving. */
+	__asm__ __volatile__("pause" : : : "memory");
+}
+
+static inline uint64_t arch_cycles(void)
+{
+	uint32_t lo, hi;
+	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static inline uintptr_t arch_frame_address(void)
+{
+	return (uintptr_t)__builtin_frame_address(0);
+}
+
+#endif /* ARCH_IMPL_H */

@@ -1,0 +1,49 @@
+#!/bin/sh
+# mkiso.sh KERNEL_ELF OUT_ISO "CMDLINE"
+#
+# Build a GRUB rescue ISO that boots KERNEL_ELF through multiboot2 with
+# CMDLINE (e.g. "ktest=all expect_cpus=4"; words only, no quotes or GRUB
+# special characters).  grub-mkrescue makes a hybrid image: it boots as a
+# CD in QEMU (-cdrom) and from a USB stick (dd it to the stick) on BIOS
+# PCs, and on UEFI PCs too when grub-efi-amd64-bin is installed.  GRUB
+# talks on the serial port and the screen, with no menu delay.
+set -eu
+
+for tool in grub-mkrescue xorriso mformat; do
+	if ! command -v "$tool" > /dev/null 2>&1; then
+		echo "$0: $tool not found; install grub-pc-bin grub-common xorriso mtools (make deps)" >&2
+		exit 1
+	fi
+done
+
+if [ $# -ne 3 ]; then
+	echo "usage: $0 KERNEL_ELF OUT_ISO \"CMDLINE\"" >&2
+	exit 2
+fi
+kernel=$1
+out=$2
+cmdline=$3
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM
+
+mkdir -p "$tmp/iso/boot/grub"
+cp "$kernel" "$tmp/iso/boot/kernel.elf"
+cat > "$tmp/iso/boot/grub/grub.cfg" <<CFG
+set timeout=0
+set default=0
+serial --unit=0 --speed=115200
+terminal_input serial console
+terminal_output serial console
+menuentry "Kestrel" {
+	multiboot2 /boot/kernel.elf $cmdline
+	boot
+}
+CFG
+
+mkdir -p "$(dirname "$out")"
+if ! grub-mkrescue -o "$out" "$tmp/iso" > "$tmp/log" 2>&1; then
+	cat "$tmp/log" >&2
+	exit 1
+fi

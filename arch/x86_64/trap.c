@@ -1,0 +1,163 @@
+/*
+ * trap.c - the IDT, interrupt dispatch, exception reports and backtraces.
+ *
+ * Every vector enters through entry.S and arrives in x86_trap() with
+ * interrupts disabled (all gates are interrupt gates).  Device interrupts
+ * go to the generic layer (irq_enter / handler / EOI / irq_exit).  Every
+ * exception is fatal in this kernel: we print what the CPU told us and
+ * panic.  NMI, #DF and #PF run on per-CPU IST stacks, so a kernel stack
+ * that overflows into its guard page still gets a readable report.
+ */
+#include "x86.h"
+#include "cpu.h"
+#include "mm.h"
+
+struct idt_entry {
+	uint16_t offset_lo;
+	uint16_t selector;
+	uint8_t ist;
+	uint8_t type_attr;
+	uint16_t offset_mid;
+	uint32_t offset_hi;
+	uint32_t zero;
+} __packed;
+
+#define IDT_INTERRUPT_GATE 0x8e		/* present, DPL 0, 64-bit intr gate */
+
+static struct idt_entry idt[256] __aligned(16);
+
+static const char *const exception_names[32] = {
+	"#DE divide error", "#DB debug", "NMI", "#BP breakpoint",
+	"#OF overflow", "#BR bound range exceeded", "#UD invalid opcode",
+	"#NM device not available", "#DF double fault",
+	"coprocessor segment overrun", "#TS invalid TSS",
+	"#NP segment not present", "#SS stack-segment fault",
+	"#GP general protection", "#PF page fault", "reserved 15",
+	"#MF x87 floating point", "#AC alignment check", "#MC machine check",
+	"#XM SIMD floating point", "#VE virtualization",
+	"#CP control protection", "reserved 22", "reserved 23", "reserved 24",
+	"reserved 25", "reserved 26", "reserved 27", "#HV hypervisor injection",
+	"#VC VMM communication", "#SX security", "reserved 31",
+};
+
+void x86_idt_init(void)
+{
+	for (int v = 0; v < 256; v++) {
+		uint64_t h = (uint64_t)(x86_trap_stubs + 16 * v);
+		struct idt_entry *e = &idt[v];
+
+		e->offset_lo = h & 0xffff;
+		e->selector = KERNEL_CS;
+		e->ist = 0;
+		e->type_attr = IDT_INTERRUPT_GATE;
+		e->offset_mid = (h >> 16) & 0xffff;
+		e->offset_hi = h >> 32;
+		e->zero = 0;
+	}
+	idt[2].ist = IST_NMI;
+	idt[8].ist = IST_DF;
+	idt[14].ist = IST_PF;
+}
+
+void x86_idt_load(void)
+{
+	struct {
+		uint16_t limit;
+		uint64_t base;
+	} __packed idtr = { sizeof(idt) - 1, (uint64_t)idt };
+
+	__asm__ __volatile__("lidt %0" : : "m"(idtr));
+}
+
+/* A frame pointer we may dereference: 8-aligned and mapped (RAM, a
+ * mapped stack page).  Page-table walk, so it is safe in a fault path. */
+static bool frame_readable(uintptr_t fp)
+{
+	return fp && !(fp & 7) && arch_virt_to_phys(fp) &&
+	       arch_virt_to_phys(fp + 8);
+}
+
+void arch_backtrace(uintptr_t fp)
+{
+	for (int depth = 0; depth < 32 && frame_readable(fp); depth++) {
+		const uint64_t *frame = (const uint64_t *)fp;
+
+		if (!frame[1])
+			break;
+		printk("  [<%p>]\n", (void *)frame[1]);
+		fp = frame[0];
+	}
+}
+
+static void dump_frame(const struct trap_frame *f)
+{
+	printk("RIP %016lx CS %04lx RFLAGS %016lx\n", f->rip, f->cs, f->rflags);
+	printk("RSP %016lx SS %04lx ERROR %016lx\n", f->rsp, f->ss, f->error);
+	printk("RAX %016lx RBX %016lx RCX %016lx\n", f->rax, f->rbx, f->rcx);
+	printk("RDX %016lx RSI %016lx RDI %016lx\n", f->rdx, f->rsi, f->rdi);
+	printk("RBP %016lx R8  %016lx R9  %016lx\n", f->rbp, f->r8, f->r9);
+	printk("R10 %016lx R11 %016lx R12 %016lx\n", f->r10, f->r11, f->r12);
+	printk("R13 %016lx R14 %016lx R15 %016lx\n", f->r13, f->r14, f->r15);
+	printk("CR0 %016lx CR3 %016lx CR4 %016lx\n", read_cr0(), read_cr3(),
+	       read_cr4());
+}
+
+static __noreturn void exception(struct trap_frame *f)
+{
+	const char *name = exception_names[f->vector];
+	uint64_t cr2 = read_cr2();
+
+	printk("%s (vector %lu, error code 0x%lx) at RIP %p\n", name,
+	       f->vector, f->error, (void *)f->rip);
+	if (f->vector == 14)
+		printk("CR2 %016lx (%s, %s, %s)\n", cr2,
+		       f->error & 1 ? "protection violation" : "not present",
+		       f->error & 2 ? "write" : "read",
+		       f->error & 16 ? "instruction fetch" : "data");
+	dump_frame(f);
+	printk("Call trace:\n  [<%p>]\n", (void *)f->rip);
+	arch_backtrace(f->rbp);
+
+	if (f->vector == 14) {
+		int slot = stack_guard_slot(cr2);
+
+		if (slot >= 0)
+			panic("stack overflow in task '%s' (guard page %p hit at RIP %p)",
+			      stack_owner_name(slot), (void *)cr2,
+			      (void *)f->rip);
+		panic("%s at RIP %p accessing %p", name, (void *)f->rip,
+		      (void *)cr2);
+	}
+	panic("%s at RIP %p", name, (void *)f->rip);
+}
+
+void x86_trap(struct trap_frame *f)
+{
+	switch (f->vector) {
+	case TIMER_VECTOR:
+		irq_enter();
+		timer_interrupt();
+		x86_lapic_eoi();
+		irq_exit();
+		return;
+	case IPI_VECTOR:
+		irq_enter();
+		ipi_interrupt();
+		x86_lapic_eoi();
+		irq_exit();
+		return;
+	case SPURIOUS_VECTOR:
+		return;			/* no EOI for the spurious vector */
+	}
+	if (f->vector < 32)
+		exception(f);
+	if (f->vector < PIC_VECTOR_BASE + 16) {
+		/* A masked 8259 can still raise a spurious IRQ 7 / 15; the
+		 * slave's also needs an EOI to the master. */
+		if (f->vector == PIC_VECTOR_BASE + 15)
+			outb(0x20, 0x20);
+		return;
+	}
+	printk("unexpected interrupt vector %lu\n", f->vector);
+	x86_lapic_eoi();
+}
