@@ -107,7 +107,9 @@ void arch_mmu_init(struct boot_info *bi);
 
 /*
  * Map one 4 KiB page at @va (inside the stack area) to physical @pa with
- * MAP_* @flags.  Visible to every CPU when it returns.  Returns 0 or
+ * MAP_* @flags.  Usable from every CPU when it returns (an arch whose
+ * TLBs may cache invalid entries repairs a stale miss in its fault path,
+ * as RISC-V does, instead of a remote fence on every map).  Returns 0 or
  * -ENOMEM.  Task context.  Mappings in the stack area are never removed
  * (stack slots are recycled with their pages), so no shootdown is needed.
  */
@@ -123,7 +125,9 @@ uintptr_t arch_virt_to_phys(uintptr_t va);
  *   irq_enter();  ipi_interrupt();    irq_exit();   an IPI arrived
  * irq_exit() may switch tasks (preemption at interrupt exit); the arch
  * must then resume the interrupted context when this task runs again.
- * Faults that are not handled call arch_dump_trap() and panic().
+ * A fault the kernel does not handle prints the trap frame (registers,
+ * fault address) and a backtrace, then panic()s; a fault on a stack guard
+ * page says "stack overflow in task '<name>'" (stack_guard_slot()).
  */
 void irq_enter(void);
 void irq_exit(void);

@@ -1,0 +1,284 @@
+/*
+ * dt.c - fill struct boot_info from the device tree the firmware passed
+ * in a1.  Nothing about the machine is hard-coded: RAM, reserved ranges,
+ * harts, the timebase, the console UART and the test (exit) device all
+ * come from here, so the same Image runs on QEMU virt and on boards.
+ *
+ * Runs on the boot hart before the console exists: a missing required
+ * node or property is reported through the SBI console by rv_early_fatal,
+ * naming the node, and the machine powers off with a failure status (the
+ * test device if there is one: OpenSBI 1.1 on QEMU turns even an SRST
+ * "system failure" shutdown into exit status 0).
+ */
+#include "arch.h"
+#include "boot.h"
+#include "fdt.h"
+#include "kernel.h"
+#include "printf.h"
+#include "rv.h"
+#include "string.h"
+
+struct rv_platform rv_plat;
+static struct fdt fdt;
+
+extern char __kernel_start[], __kernel_end[];
+
+void rv_early_fatal(const char *fmt, ...)
+{
+	char buf[200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	sbi_puts("kestrel: fatal: ");
+	sbi_puts(buf);
+	sbi_puts("\n");
+	arch_poweroff(1);
+}
+
+static void add_range(struct mem_region *r, int *n, uint64_t base,
+		      uint64_t size, const char *what)
+{
+	if (size == 0)
+		return;
+	if (*n >= BOOT_MAX_REGIONS)
+		rv_early_fatal("boot: more than %d %s ranges", BOOT_MAX_REGIONS,
+			       what);
+	r[*n].base = base;
+	r[*n].size = size;
+	(*n)++;
+}
+
+/* Every "reg" entry of @node into @r. */
+static int add_reg_ranges(struct mem_region *r, int *n, int node,
+			  const char *what)
+{
+	uint64_t base, size;
+	int i;
+
+	for (i = 0; fdt_reg(&fdt, node, i, &base, &size) == 0; i++)
+		add_range(r, n, base, size, what);
+	return i;
+}
+
+static void parse_memory(struct boot_info *bi)
+{
+	int root = fdt_root(&fdt);
+
+	for (int n = fdt_first_child(&fdt, root); n >= 0;
+	     n = fdt_next_sibling(&fdt, n)) {
+		const char *type = fdt_prop_str(&fdt, n, "device_type");
+
+		if (type && strcmp(type, "memory") == 0 && fdt_is_enabled(&fdt, n))
+			add_reg_ranges(bi->mem, &bi->nmem, n, "memory");
+	}
+	if (bi->nmem == 0)
+		rv_early_fatal("fdt: no /memory node with a reg property");
+}
+
+/* Memory reservation block, /reserved-memory children, the DTB itself. */
+static void parse_reserved(struct boot_info *bi, const void *dtb)
+{
+	uint64_t base, size;
+
+	add_range(bi->reserved, &bi->nreserved, (uintptr_t)dtb,
+		  fdt_totalsize(&fdt), "reserved");
+	for (int i = 0; fdt_rsvmap_entry(&fdt, i, &base, &size); i++)
+		add_range(bi->reserved, &bi->nreserved, base, size, "reserved");
+
+	int rm = fdt_path(&fdt, "/reserved-memory");
+
+	for (int n = fdt_first_child(&fdt, rm); rm >= 0 && n >= 0;
+	     n = fdt_next_sibling(&fdt, n)) {
+		int first = bi->nreserved;
+
+		add_reg_ranges(bi->reserved, &bi->nreserved, n, "reserved");
+		/* no-map: firmware memory that must not even be mapped, or
+		 * speculative accesses could touch it.  (OpenSBI 1.1 drops
+		 * no-map when PMP protects its region, as on QEMU: that
+		 * region is then mapped but, being reserved, never used.) */
+		if (!fdt_prop(&fdt, n, "no-map", NULL))
+			continue;
+		for (int i = first; i < bi->nreserved; i++) {
+			if (rv_plat.nnomap == (int)ARRAY_SIZE(rv_plat.nomap))
+				rv_early_fatal("fdt: too many no-map regions");
+			rv_plat.nomap[rv_plat.nnomap].base = bi->reserved[i].base;
+			rv_plat.nomap[rv_plat.nnomap++].size = bi->reserved[i].size;
+		}
+	}
+}
+
+/* Does the ISA of cpu @node include extension @ext ("sstc")? */
+static bool isa_has(int node, const char *ext)
+{
+	size_t n = strlen(ext);
+	const char *isa = fdt_prop_str(&fdt, node, "riscv,isa");
+
+	if (fdt_prop_has_string(&fdt, node, "riscv,isa-extensions", ext))
+		return true;
+	for (const char *p = isa ? strchr(isa, '_') : NULL; p;
+	     p = strchr(p + 1, '_'))
+		if (strncmp(p + 1, ext, n) == 0 &&
+		    (p[1 + n] == '\0' || p[1 + n] == '_'))
+			return true;
+	return false;
+}
+
+/* A hart we can run on: enabled, with an MMU (so with S-mode). */
+static bool hart_usable(int node)
+{
+	const char *mmu = fdt_prop_str(&fdt, node, "mmu-type");
+
+	return fdt_is_enabled(&fdt, node) && mmu && strcmp(mmu, "riscv,none") != 0;
+}
+
+static void parse_cpus(struct boot_info *bi, uint64_t boot_hart)
+{
+	int cpus = fdt_path(&fdt, "/cpus");
+	uint32_t tb;
+	bool all_sstc = true;
+	int boot_node = -1;
+
+	if (cpus < 0)
+		rv_early_fatal("fdt: no /cpus node");
+	int ac = fdt_address_cells(&fdt, cpus);
+
+	bi->cpu_arch_id[0] = boot_hart;
+	bi->ncpus = 1;
+	for (int n = fdt_first_child(&fdt, cpus); n >= 0;
+	     n = fdt_next_sibling(&fdt, n)) {
+		const char *type = fdt_prop_str(&fdt, n, "device_type");
+		const void *reg = fdt_prop(&fdt, n, "reg", NULL);
+
+		if (!type || strcmp(type, "cpu") != 0)
+			continue;
+		if (!reg)
+			rv_early_fatal("fdt: /cpus/%s has no reg", fdt_name(&fdt, n));
+		uint64_t hart = fdt_read_cells(reg, ac);
+
+		if (hart == boot_hart)
+			boot_node = n;
+		else if (!hart_usable(n) || bi->ncpus == BOOT_MAX_CPUS)
+			continue;
+		else
+			bi->cpu_arch_id[bi->ncpus++] = hart;
+		all_sstc &= isa_has(n, "sstc");
+	}
+	if (boot_node < 0)
+		rv_early_fatal("fdt: no /cpus/cpu node for boot hart %lu",
+			       (unsigned long)boot_hart);
+	/* The spec puts it in /cpus; some trees have it per cpu node. */
+	if (!fdt_prop_u32(&fdt, cpus, "timebase-frequency", &tb) &&
+	    !fdt_prop_u32(&fdt, boot_node, "timebase-frequency", &tb))
+		rv_early_fatal("fdt: /cpus has no timebase-frequency");
+	rv_plat.timebase_hz = tb;
+	rv_plat.sstc = all_sstc;
+}
+
+static bool uart_supported(int node)
+{
+	static const char *const compat[] = { "ns16550a", "ns16550",
+					      "snps,dw-apb-uart" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(compat); i++)
+		if (fdt_is_compatible(&fdt, node, compat[i])) {
+			rv_plat.uart_compat = compat[i];
+			return true;
+		}
+	return false;
+}
+
+/* The console: /chosen stdout-path if we drive it, else the first
+ * enabled 16550.  Without one the SBI console stays in use. */
+static void parse_uart(struct boot_info *bi, int chosen)
+{
+	const char *path = fdt_prop_str(&fdt, chosen, "stdout-path");
+	int n = path ? fdt_path(&fdt, path) : -1;
+	uint64_t size;
+	uint32_t v;
+
+	if (n < 0 || !uart_supported(n)) {
+		for (n = fdt_find_compatible(&fdt, -1, "ns16550a"); n >= 0 &&
+		     !fdt_is_enabled(&fdt, n);
+		     n = fdt_find_compatible(&fdt, n, "ns16550a"))
+			;
+		if (n < 0 || !uart_supported(n))
+			return;
+	}
+	if (fdt_reg(&fdt, n, 0, &rv_plat.uart_base, &size) != 0)
+		rv_early_fatal("fdt: UART %s has no usable reg", fdt_name(&fdt, n));
+	rv_plat.uart_shift = fdt_prop_u32(&fdt, n, "reg-shift", &v) ? v : 0;
+	rv_plat.uart_width = fdt_prop_u32(&fdt, n, "reg-io-width", &v) ? v : 1;
+	rv_plat.uart_clock = fdt_prop_u32(&fdt, n, "clock-frequency", &v) ? v : 0;
+	rv_plat.have_uart = true;
+	add_range(bi->devices, &bi->ndevices, rv_plat.uart_base,
+		  size ? size : 0x100, "device");
+}
+
+static void parse_chosen(struct boot_info *bi)
+{
+	int chosen = fdt_path(&fdt, "/chosen");
+	const char *args = fdt_prop_str(&fdt, chosen, "bootargs");
+	int slen, elen;
+	const void *s = fdt_prop(&fdt, chosen, "linux,initrd-start", &slen);
+	const void *e = fdt_prop(&fdt, chosen, "linux,initrd-end", &elen);
+
+	strlcpy(bi->cmdline, args ? args : "", sizeof(bi->cmdline));
+	if (s && e && (slen == 4 || slen == 8) && (elen == 4 || elen == 8)) {
+		uint64_t start = fdt_read_cells(s, slen / 4);
+		uint64_t end = fdt_read_cells(e, elen / 4);
+
+		if (end > start) {
+			bi->module_base = start;
+			bi->module_size = end - start;
+			add_range(bi->reserved, &bi->nreserved, start, end - start,
+				  "reserved");
+		}
+	}
+	parse_uart(bi, chosen);
+}
+
+/* The SiFive test device: writing to it makes QEMU exit with a status. */
+static void parse_test_device(struct boot_info *bi)
+{
+	int n = fdt_find_compatible(&fdt, -1, "sifive,test1");
+	uint64_t base, size;
+
+	if (n < 0)
+		n = fdt_find_compatible(&fdt, -1, "sifive,test0");
+	if (n < 0 || fdt_reg(&fdt, n, 0, &base, &size) != 0)
+		return;
+	rv_plat.test_dev = base;
+	add_range(bi->devices, &bi->ndevices, base, size ? size : 0x1000, "device");
+}
+
+/* "OpenSBI v1.1", plus U-Boot's version if it left one in /chosen. */
+static void describe_loader(struct boot_info *bi)
+{
+	static char buf[96];
+	const char *uboot = fdt_prop_str(&fdt, fdt_path(&fdt, "/chosen"),
+					 "u-boot,version");
+	const char *fw = sbi.impl_id == 1 ? "OpenSBI" : "SBI firmware";
+
+	snprintf(buf, sizeof(buf), "%s%s%s%s v%lu.%lu",
+		 uboot ? "U-Boot " : "", uboot ? uboot : "", uboot ? " on " : "", fw,
+		 (sbi.impl_version >> 16) & 0xffff, sbi.impl_version & 0xffff);
+	bi->loader = buf;
+}
+
+void rv_dt_parse(struct boot_info *bi, const void *dtb, uint64_t boot_hart)
+{
+	if (fdt_init(&fdt, dtb) != 0)
+		rv_early_fatal("fdt: no valid device tree at %p (a1)", dtb);
+	parse_test_device(bi);		/* first: rv_early_fatal exits through it */
+	bi->kernel_base = (uintptr_t)__kernel_start;
+	bi->kernel_end = (uintptr_t)__kernel_end;
+	add_range(bi->reserved, &bi->nreserved, bi->kernel_base,
+		  bi->kernel_end - bi->kernel_base, "reserved");
+	parse_memory(bi);
+	parse_reserved(bi, dtb);
+	parse_cpus(bi, boot_hart);
+	parse_chosen(bi);
+	describe_loader(bi);
+}

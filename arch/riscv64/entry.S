@@ -1,0 +1,205 @@
+/*
+ * entry.S - trap entry/exit, context switch, and the callee-saved check.
+ *
+ * All traps come from S-mode (there is no user mode), so tp always holds
+ * this CPU's struct cpu and is neither saved to nor restored from a frame
+ * that may be resumed on another CPU.  sscratch permanently holds this
+ * CPU's emergency stack top.  The three words just below that top are
+ * never part of a frame: two scratch slots for the entry code and this
+ * CPU's copy of rv_stack_map_gen (see "stale TLB" below).
+ *
+ * Stack overflow: a task that runs off the bottom of its stack faults on
+ * the guard page; pushing a trap frame there would fault again, forever.
+ * So before touching the stack the entry checks, with sp swapped out to
+ * the emergency stack, whether the interrupted sp minus a frame still
+ * lies in the mapped part of a stack slot (stack_layout.h):
+ *   offset in slot = (sp - FRAME) & (STACK_SLOT_SIZE - 1)
+ *   fine iff STACK_GUARD_SIZE <= offset < STACK_TOP_OFFSET
+ * and, if not, builds the frame on the emergency stack instead.
+ */
+#include "rv.h"
+#include "arch_impl.h"
+#include "stack_layout.h"
+
+#if STACK_SLOT_SIZE != (1 << 15) || STACK_TOP_OFFSET - STACK_GUARD_SIZE != (1 << 14)
+#error "entry.S hard-codes the stack slot layout: update the shifts below"
+#endif
+
+/* Trap-frame slot of register xN. */
+#define X(n) ((n) - 1) * 8
+
+	.text
+	.globl rv_trap_entry
+	.balign 4
+rv_trap_entry:
+	csrrw	sp, sscratch, sp	/* sp = emergency top, sscratch = old sp */
+	sd	t0, -8(sp)
+	sd	t1, -16(sp)
+	/*
+	 * Stale TLB: without Svvptc a hart may keep using an invalid
+	 * translation for a stack page another CPU has since mapped
+	 * (arch_map_page), and the next access faults.  arch_map_page bumps
+	 * rv_stack_map_gen instead of interrupting every hart: if it moved
+	 * since this hart last looked, fence and retry the trapping
+	 * instruction (an interrupt simply traps again).  A real fault
+	 * comes back with the generation unchanged.  Checked before the
+	 * frame is pushed, so the push itself cannot hit a stale entry:
+	 * a stack page mapped after our last fence has a newer generation.
+	 */
+	lla	t0, rv_stack_map_gen
+	ld	t0, 0(t0)
+	ld	t1, -24(sp)
+	bne	t0, t1, .Lstale_tlb
+	csrr	t0, sscratch
+	li	t1, ARCH_STACK_AREA_BASE
+	sub	t1, t0, t1
+	srli	t1, t1, ARCH_STACK_AREA_SHIFT
+	bnez	t1, .Lgood_stack	/* not a thread stack (boot stack) */
+	addi	t1, t0, -TRAP_FRAME_SIZE
+	slli	t1, t1, 64 - 15		/* offset in the 32 KiB slot */
+	srli	t1, t1, 64 - 15
+	li	t0, STACK_GUARD_SIZE
+	sub	t1, t1, t0
+	srli	t1, t1, 14		/* outside [GUARD, TOP) ? */
+	bnez	t1, .Loverflow
+.Lgood_stack:
+	ld	t1, -16(sp)
+	ld	t0, -8(sp)
+	csrrw	sp, sscratch, sp	/* sp = old sp, sscratch = emergency top */
+	addi	sp, sp, -TRAP_FRAME_SIZE
+	sd	t0, X(5)(sp)
+	addi	t0, sp, TRAP_FRAME_SIZE
+	sd	t0, X(2)(sp)
+	j	.Lsave
+.Loverflow:
+	ld	t1, -16(sp)
+	ld	t0, -8(sp)
+	/* The frame goes below the three reserved words. */
+	addi	sp, sp, -(TRAP_FRAME_SIZE + 32)
+	sd	t0, X(5)(sp)
+	csrr	t0, sscratch
+	sd	t0, X(2)(sp)		/* the overflowed sp, for the report */
+	addi	t0, sp, TRAP_FRAME_SIZE + 32
+	csrw	sscratch, t0
+.Lsave:
+	sd	x1, X(1)(sp)
+	.irp n, 3,4,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
+	sd	x\n, X(\n)(sp)
+	.endr
+	csrr	t0, sepc
+	sd	t0, TF_SEPC(sp)
+	csrr	t0, sstatus
+	sd	t0, TF_SSTATUS(sp)
+	csrr	t0, scause
+	sd	t0, TF_SCAUSE(sp)
+	csrr	t0, stval
+	sd	t0, TF_STVAL(sp)
+
+	mv	a0, sp
+	call	rv_trap			/* may switch tasks via irq_exit() */
+
+	/* Interrupts are off again here; resume the interrupted context. */
+	ld	t0, TF_SEPC(sp)
+	csrw	sepc, t0
+	ld	t0, TF_SSTATUS(sp)
+	csrw	sstatus, t0
+	ld	x1, X(1)(sp)
+	/* not tp (x4): this task may resume on another CPU than it left */
+	.irp n, 3,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
+	ld	x\n, X(\n)(sp)
+	.endr
+	ld	sp, X(2)(sp)
+	sret
+
+.Lstale_tlb:
+	sd	t0, -24(sp)		/* seen this generation */
+	fence	r, r			/* acquire: PTE stores before the bump */
+	sfence.vma
+	ld	t1, -16(sp)
+	ld	t0, -8(sp)
+	csrrw	sp, sscratch, sp
+	sret
+
+/*
+ * void arch_context_switch(struct arch_context *prev (a0),
+ *                          struct arch_context *next (a1))
+ * Layout: ra, sp, s0..s11 (arch_impl.h).  Everything of prev is stored
+ * before sp changes; tp stays (it belongs to the CPU, not the task).
+ */
+	.globl arch_context_switch
+	.balign 4
+arch_context_switch:
+	sd	ra, 0(a0)
+	sd	sp, 8(a0)
+	.irp n, 0,1,2,3,4,5,6,7,8,9,10,11
+	sd	s\n, (16 + 8 * \n)(a0)
+	.endr
+	ld	ra, 0(a1)
+	ld	sp, 8(a1)
+	.irp n, 0,1,2,3,4,5,6,7,8,9,10,11
+	ld	s\n, (16 + 8 * \n)(a1)
+	.endr
+	ret
+
+/* First code of a new task (arch_context_init): s1 = entry, s2 = arg.
+ * ra = 0 and fp = 0 end the backtrace here. */
+	.globl rv_task_start
+	.balign 4
+rv_task_start:
+	li	ra, 0
+	mv	a0, s2
+	jr	s1
+
+/*
+ * int arch_check_callee_saved(void (*fn)(void *) (a0), void *arg (a1))
+ * Load pattern n+1 into s<n>, call fn(arg), return the 1-based index of
+ * the first s register that changed, or 0.
+ */
+#define PATTERN(n) (0xc0ffee5a00000000 + (n) + 1)
+	.globl arch_check_callee_saved
+	.balign 4
+arch_check_callee_saved:
+	addi	sp, sp, -112
+	sd	ra, 104(sp)
+	.irp n, 0,1,2,3,4,5,6,7,8,9,10,11
+	sd	s\n, (8 * \n)(sp)
+	.endr
+	.irp n, 0,1,2,3,4,5,6,7,8,9,10,11
+	li	s\n, PATTERN(\n)
+	.endr
+	mv	t0, a0
+	mv	a0, a1
+	jalr	t0
+	.irp n, 0,1,2,3,4,5,6,7,8,9,10,11
+	li	a0, \n + 1
+	li	t0, PATTERN(\n)
+	bne	s\n, t0, 1f
+	.endr
+	li	a0, 0
+1:	.irp n, 0,1,2,3,4,5,6,7,8,9,10,11
+	ld	s\n, (8 * \n)(sp)
+	.endr
+	ld	ra, 104(sp)
+	addi	sp, sp, 112
+	ret
+
+/*
+ * bool rv_probe_stimecmp(void) - can S-mode use stimecmp?  The DT's ISA
+ * string may list Sstc while firmware older than OpenSBI 1.1 never set
+ * menvcfg.STCE, and then the access is an illegal instruction.  Read it
+ * once with stvec pointing just past the read; no sret is needed as the
+ * trap only changes sepc/scause/sstatus.SPP/SPIE.  Interrupts off.
+ */
+	.globl rv_probe_stimecmp
+	.balign 4
+rv_probe_stimecmp:
+	csrr	t1, stvec
+	lla	t0, 1f
+	csrw	stvec, t0
+	li	a0, 1
+	csrr	t0, stimecmp
+	j	2f
+	.balign 4
+1:	li	a0, 0
+2:	csrw	stvec, t1
+	ret

@@ -1,0 +1,108 @@
+/*
+ * arch_impl.h - RISC-V 64 inline half of the arch contract (see arch.h).
+ * Only arch/arch.h includes this file.
+ *
+ * Per-CPU pointer: tp holds this CPU's struct cpu for the whole life of
+ * the kernel (there is no user mode to save it from), so this_cpu() is a
+ * single `mv`.  sscratch holds the top of this CPU's emergency stack, used
+ * by the trap entry when a kernel stack has overflowed (entry.S).
+ */
+#ifndef ARCH_IMPL_H
+#define ARCH_IMPL_H
+
+#define ARCH_NAME "riscv64"
+
+/*
+ * Thread stacks live in their own 32 MiB area (STACK_SLOTS *
+ * STACK_SLOT_SIZE, stack_layout.h) near the top of the Sv39 lower half,
+ * far above any RAM we identity-map (RAM must end below this address).
+ * The size is a power of two so entry.S can range-check sp with a shift.
+ */
+#define ARCH_STACK_AREA_BASE 0x3f00000000UL
+#define ARCH_STACK_AREA_SHIFT 25
+#define ARCH_STACK_AREA_SIZE (1UL << ARCH_STACK_AREA_SHIFT)
+
+#ifndef __ASSEMBLY__
+#include <stdbool.h>
+#include <stdint.h>
+
+struct cpu;
+
+struct arch_cpu {
+	uint64_t hartid;
+	uintptr_t emergency_stack_top;	/* also kept in sscratch */
+};
+
+/* Callee-saved state of a switched-out task; offsets used by switch.S. */
+struct arch_context {
+	uint64_t ra;
+	uint64_t sp;
+	uint64_t s[12];			/* s0 (frame pointer) .. s11 */
+};
+
+#define SSTATUS_SIE (1UL << 1)
+
+static inline struct cpu *this_cpu(void)
+{
+	struct cpu *c;
+
+	__asm__("mv %0, tp" : "=r"(c));
+	return c;
+}
+
+static inline unsigned long arch_irq_save(void)
+{
+	unsigned long flags;
+
+	__asm__ __volatile__("csrrci %0, sstatus, %1"
+			     : "=r"(flags) : "i"(SSTATUS_SIE) : "memory");
+	return flags & SSTATUS_SIE;
+}
+
+static inline void arch_irq_restore(unsigned long flags)
+{
+	__asm__ __volatile__("csrs sstatus, %0" :: "r"(flags & SSTATUS_SIE)
+			     : "memory");
+}
+
+static inline void arch_irq_enable(void)
+{
+	__asm__ __volatile__("csrsi sstatus, %0" :: "i"(SSTATUS_SIE) : "memory");
+}
+
+static inline void arch_irq_disable(void)
+{
+	__asm__ __volatile__("csrci sstatus, %0" :: "i"(SSTATUS_SIE) : "memory");
+}
+
+static inline bool arch_irqs_enabled(void)
+{
+	unsigned long s;
+
+	__asm__ __volatile__("csrr %0, sstatus" : "=r"(s));
+	return s & SSTATUS_SIE;
+}
+
+/* Zihintpause's "pause" is an encoding of fence; older cores treat it as
+ * a harmless fence, so emit it by value for assemblers without the ext. */
+static inline void arch_cpu_relax(void)
+{
+	__asm__ __volatile__(".4byte 0x0100000f" ::: "memory");
+}
+
+/* The cycle CSR (OpenSBI opens it to S-mode via mcounteren).  Under
+ * qemu -icount it advances with virtual time, so figures repeat. */
+static inline uint64_t arch_cycles(void)
+{
+	uint64_t c;
+
+	__asm__ __volatile__("rdcycle %0" : "=r"(c));
+	return c;
+}
+
+static inline uintptr_t arch_frame_address(void)
+{
+	return (uintptr_t)__builtin_frame_address(0);
+}
+#endif /* !__ASSEMBLY__ */
+#endif
