@@ -45,8 +45,11 @@ void ipi_interrupt(void)
 		arch_halt();
 	}
 	if (why & IPI_CALL) {
+		int from = c->call_from;
+
 		c->call_fn(c->call_arg);
 		smp_store_release(&c->call_done, 1);
+		smp_send(from, IPI_WAKE);	/* c->call_* may be reused now */
 	}
 	if (why & IPI_RESCHED)
 		WRITE_ONCE(c->need_resched, true);	/* irq_exit acts on it */
@@ -55,7 +58,9 @@ void ipi_interrupt(void)
 /*
  * The caller waits with interrupts enabled, so two CPUs calling each
  * other at the same time both get served.  call_busy gives one caller at
- * a time the target's call slot.
+ * a time the target's call slot.  The wait halts: the target sends
+ * IPI_WAKE when fn is done, and the done flag is rechecked with
+ * interrupts off before each halt, so that wakeup cannot be missed.
  */
 int smp_call(int cpu, void (*fn)(void *), void *arg)
 {
@@ -74,13 +79,23 @@ int smp_call(int cpu, void (*fn)(void *), void *arg)
 	arch_irq_restore(flags);
 	while (__atomic_exchange_n(&c->call_busy, 1, __ATOMIC_ACQUIRE))
 		arch_cpu_relax();
+	/* No migration while we wait: the wakeup goes to this CPU. */
+	preempt_disable();
 	c->call_fn = fn;
 	c->call_arg = arg;
+	c->call_from = smp_processor_id();
 	c->call_done = 0;
 	smp_send(cpu, IPI_CALL);
-	while (!smp_load_acquire(&c->call_done))
-		arch_cpu_relax();
+	for (;;) {
+		arch_irq_disable();
+		if (smp_load_acquire(&c->call_done))
+			break;
+		arch_idle();
+		arch_irq_enable();
+	}
+	arch_irq_enable();
 	__atomic_store_n(&c->call_busy, 0, __ATOMIC_RELEASE);
+	preempt_enable();
 	return 0;
 }
 

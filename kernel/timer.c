@@ -42,7 +42,7 @@ static void reprogram(struct timer_queue *q)
 static bool dequeue(struct timer *t)
 {
 	for (;;) {
-		int cpu = READ_ONCE(t->cpu);
+		int cpu = smp_load_acquire(&t->cpu);
 		struct timer_queue *q;
 		unsigned long flags;
 
@@ -107,8 +107,10 @@ void timer_interrupt(void)
 		if (t->deadline_ns > arch_clock_ns())
 			break;
 		list_del_init(&t->node);
-		t->cpu = -1;
 		WRITE_ONCE(q->running, t);
+		/* Whoever sees cpu == -1 (acquire) also sees running == t,
+		 * so timer_cancel() cannot miss a callback about to run. */
+		smp_store_release(&t->cpu, -1);
 		spin_unlock_raw(&q->lock);
 		t->fn(t);
 		spin_lock_raw(&q->lock);

@@ -29,5 +29,6 @@ $(BUILD)/Image: $(BUILD)/kernel.elf arch/riscv64/mkimage.py
 
 # OpenSBI (QEMU's -bios default, fw_dynamic) loads the raw Image at RAM
 # base + 2 MiB (0x80200000) and enters it with a0 = hart id, a1 = DTB.
+QEMU_EXIT_OK := 0
 QEMU_RUN = qemu-system-riscv64 -machine virt -m 512M -smp $(CPUS) \
 	-nographic -no-reboot -bios default -kernel $(BUILD)/Image

@@ -19,7 +19,9 @@ struct bench {
 		__attribute__((used, section("benches"), aligned(8))) =     \
 		{ .name = #bname, .what = bwhat, .run = bfn }
 
-/* Print one result row in the documented format. */
+/* Print one result row in the documented format.  @unit NULL means "the
+ * unit of arch_cycles()": printed as "instructions" when the command line
+ * has icount=1 (qemu -icount shift=0), else "cycles". */
 void bench_report(const char *name, uint64_t value, const char *unit,
 		  const char *detail);
 /* Run the named benchmarks (none: all); returns -ENOENT for an unknown

@@ -15,6 +15,7 @@ enum {
 	IPI_RESCHED = 1 << 0,	/* need_resched was set remotely */
 	IPI_CALL = 1 << 1,	/* run cpu->call_fn(call_arg) */
 	IPI_STOP = 1 << 2,	/* panic / poweroff: halt now */
+	IPI_WAKE = 1 << 3,	/* nothing to do: just end a halt (smp_call) */
 };
 
 struct cpu {
@@ -31,6 +32,7 @@ struct cpu {
 	void *call_arg;
 	volatile int call_done;
 	int call_busy;			/* atomic: a smp_call() owns call_* */
+	int call_from;			/* CPU to wake when call_fn is done */
 	uint64_t nr_timer_irqs;		/* statistics for tests and `cpus` */
 	uint64_t nr_ipis;
 	struct timer_queue *timers;	/* this CPU's one-shot timers */
@@ -48,7 +50,9 @@ int cpus_online(void);
 
 /*
  * Run fn(arg) on CPU @cpu in interrupt context and wait until it has
- * run.  Task context, interrupts enabled.  Returns 0, or -EINVAL for an
+ * run.  The caller halts while it waits (the target IPIs it back), so it
+ * never spins: under qemu -icount a spinning CPU stalls the others.
+ * Task context, interrupts enabled.  Returns 0, or -EINVAL for an
  * offline CPU.  On the calling CPU it just calls fn with irqs disabled.
  */
 int smp_call(int cpu, void (*fn)(void *), void *arg);

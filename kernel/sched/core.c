@@ -147,12 +147,14 @@ void finish_task_switch(void)
 {
 	struct rq *rq = this_rq();
 	struct task *prev = rq->prev;
+	/* Decide before on_cpu drops: after that a joiner may free prev. */
+	bool reap = prev->state == TASK_DEAD && prev->detached;
 
 	rq->prev = NULL;
 	/* prev's registers are saved: from here another CPU may run it. */
 	smp_store_release(&prev->on_cpu, 0);
 	spin_unlock_raw(&rq->lock);
-	if (prev->state == TASK_DEAD && prev->detached)
+	if (reap)
 		task_free(prev);
 }
 

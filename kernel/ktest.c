@@ -1,0 +1,278 @@
+/*
+ * ktest.c - the in-kernel test framework (KUnit style), reporting KTAP v1.
+ *
+ * Suites are registered with KTEST_SUITE() in the "ktest_suites" linker
+ * section; the linker provides __start_/__stop_ symbols around it.  Output
+ * for `ktest=all` looks like this (printk adds "[cpuN] " to every line,
+ * the host runner strips it):
+ *
+ *   KTAP version 1
+ *   1..2
+ *       KTAP version 1
+ *       # Subtest: spinlock
+ *       1..2
+ *       # counter_exact took 12.345 ms
+ *       ok 1 counter_exact
+ *       # tests/spinlock.c:40: expected held (0 vs 1)
+ *       # trylock took 0.101 ms
+ *       not ok 2 trylock
+ *   not ok 1 spinlock
+ *   ...
+ *
+ * Each case runs in a kernel thread of its own, so that KASSERT/KSKIP can
+ * end it with thread_exit() and so that a case that hangs cannot hang the
+ * run: the runner thread polls for the case's "done" flag, sleeping
+ * between polls, until the case's timeout.
+ */
+#include "ktest.h"
+#include "mm.h"
+#include "sched.h"
+#include "timer.h"
+#include <printf.h>
+#include <string.h>
+
+extern const struct ktest_suite __start_ktest_suites[];
+extern const struct ktest_suite __stop_ktest_suites[];
+
+#define KTEST_DEFAULT_TIMEOUT_MS 10000
+#define KTEST_POLL_NS (1 * NSEC_PER_MSEC)
+
+/*
+ * One running case.  It lives on the heap, not on the runner's stack: a
+ * case that times out is abandoned while its thread may still run and
+ * write to it, so on timeout this block is deliberately leaked.
+ */
+struct ktest_run {
+	struct ktest t;
+	struct task *task;	/* the case thread, set by itself */
+	int done;		/* set with a release store as its last act */
+};
+
+static struct ktest_run *run_of(struct ktest *t)
+{
+	return container_of(t, struct ktest_run, t);
+}
+
+/*
+ * End the calling thread.  In the case thread this completes the case;
+ * a helper thread the case created (which may use KASSERT too) only ends
+ * itself, with exit code 1 for its joiner to see.
+ */
+static __noreturn void ktest_end(struct ktest *t)
+{
+	struct ktest_run *r = run_of(t);
+
+	if (current() != r->task)
+		thread_exit(1);
+	smp_store_release(&r->done, 1);
+	thread_exit(0);
+}
+
+void ktest_fail(struct ktest *t, const char *file, int line,
+		const char *fmt, ...)
+{
+	char msg[160];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	/* Helper threads on several CPUs may fail at the same time. */
+	__atomic_fetch_add(&t->failures, 1, __ATOMIC_RELAXED);
+	printk("    # %s:%d: %s\n", file, line, msg);
+}
+
+void ktest_abort(struct ktest *t)
+{
+	ktest_end(t);
+}
+
+void ktest_skip(struct ktest *t, const char *reason)
+{
+	strlcpy(t->skip_reason, reason, sizeof(t->skip_reason));
+	t->skipped = true;
+	ktest_end(t);
+}
+
+static void ktest_case_thread(void *arg)
+{
+	struct ktest_run *r = arg;
+
+	/* Set here, not by the creator, so it is valid before run() starts
+	 * however early this thread gets to run on another CPU. */
+	r->task = current();
+	r->t.tcase->run(&r->t);
+	ktest_end(&r->t);
+}
+
+enum case_result { CASE_PASS, CASE_FAIL, CASE_SKIP };
+
+static void print_elapsed(const char *name, uint64_t ns)
+{
+	printk("    # %s took %llu.%03llu ms\n", name,
+	       (unsigned long long)(ns / NSEC_PER_MSEC),
+	       (unsigned long long)(ns % NSEC_PER_MSEC / NSEC_PER_USEC));
+}
+
+/* Run case @c, number @idx of its suite, and print its result line. */
+static enum case_result run_case(const struct ktest_case *c, int idx)
+{
+	uint64_t timeout_ms = c->timeout_ms ? c->timeout_ms
+					    : KTEST_DEFAULT_TIMEOUT_MS;
+	struct ktest_run *r;
+	struct task *th;
+	uint64_t start;
+	enum case_result res;
+
+	r = kzalloc(sizeof(*r));
+	if (r)
+		r->t.tcase = c;
+	th = r ? thread_create(c->name, ktest_case_thread, r, -1) : NULL;
+	if (!th) {
+		kfree(r);
+		printk("    # %s: cannot create the case thread (out of memory)\n",
+		       c->name);
+		printk("    not ok %d %s\n", idx, c->name);
+		return CASE_FAIL;
+	}
+
+	start = clock_ns();
+	while (!smp_load_acquire(&r->done)) {
+		if (clock_ns() - start >= timeout_ms * NSEC_PER_MSEC) {
+			/*
+			 * The case is hung (or far too slow).  There is no
+			 * safe way to kill a thread that may hold locks, so
+			 * it is abandoned: it stays in `ps`, keeps its
+			 * stack, and r is leaked because it may still
+			 * write to it.  The suite goes on.
+			 */
+			printk("    # %s: no result after %llu ms, thread "
+			       "abandoned\n", c->name,
+			       (unsigned long long)timeout_ms);
+			printk("    not ok %d %s # TIMEOUT\n", idx, c->name);
+			return CASE_FAIL;
+		}
+		sleep_ns(KTEST_POLL_NS);
+	}
+	thread_join(th);
+	print_elapsed(c->name, clock_ns() - start);
+
+	if (r->t.failures) {
+		printk("    not ok %d %s\n", idx, c->name);
+		res = CASE_FAIL;
+	} else if (r->t.skipped) {
+		printk("    ok %d %s # SKIP %s\n", idx, c->name,
+		       r->t.skip_reason);
+		res = CASE_SKIP;
+	} else {
+		printk("    ok %d %s\n", idx, c->name);
+		res = CASE_PASS;
+	}
+	kfree(r);
+	return res;
+}
+
+struct ktest_totals {
+	int pass, fail, skip;
+};
+
+/* Run one suite as subtest number @idx; returns its failed case count. */
+static int run_suite(const struct ktest_suite *s, int idx,
+		     struct ktest_totals *tot)
+{
+	int ncases = 0, failed = 0, skipped = 0;
+
+	while (s->cases[ncases].name)
+		ncases++;
+	printk("    KTAP version 1\n");
+	printk("    # Subtest: %s\n", s->name);
+	printk("    1..%d\n", ncases);
+	for (int i = 0; i < ncases; i++) {
+		switch (run_case(&s->cases[i], i + 1)) {
+		case CASE_PASS:
+			tot->pass++;
+			break;
+		case CASE_FAIL:
+			tot->fail++;
+			failed++;
+			break;
+		case CASE_SKIP:
+			tot->skip++;
+			skipped++;
+			break;
+		}
+	}
+	if (failed)
+		printk("not ok %d %s\n", idx, s->name);
+	else if (ncases && skipped == ncases)
+		printk("ok %d %s # SKIP all cases skipped\n", idx, s->name);
+	else
+		printk("ok %d %s\n", idx, s->name);
+	return failed;
+}
+
+static const struct ktest_suite *find_suite(const char *name)
+{
+	for (const struct ktest_suite *s = __start_ktest_suites;
+	     s < __stop_ktest_suites; s++)
+		if (strcmp(s->name, name) == 0)
+			return s;
+	return NULL;
+}
+
+static bool run_all(const char *const *names, int nnames)
+{
+	return !names || nnames == 0 ||
+	       (nnames == 1 && strcmp(names[0], "all") == 0);
+}
+
+int ktest_run(const char *const *names, int nnames)
+{
+	struct ktest_totals tot = { 0, 0, 0 };
+	int nsuites = 0, unknown = 0, idx = 0;
+	bool all = run_all(names, nnames);
+
+	if (all) {
+		nsuites = __stop_ktest_suites - __start_ktest_suites;
+	} else {
+		for (int i = 0; i < nnames; i++) {
+			if (find_suite(names[i]))
+				nsuites++;
+		}
+	}
+
+	printk("KTAP version 1\n");
+	printk("1..%d\n", nsuites);
+	if (all) {
+		for (const struct ktest_suite *s = __start_ktest_suites;
+		     s < __stop_ktest_suites; s++)
+			run_suite(s, ++idx, &tot);
+	} else {
+		for (int i = 0; i < nnames; i++) {
+			const struct ktest_suite *s = find_suite(names[i]);
+
+			if (!s) {
+				printk("# unknown suite '%s'\n", names[i]);
+				unknown++;
+				continue;
+			}
+			run_suite(s, ++idx, &tot);
+		}
+	}
+	printk("# Totals: pass:%d fail:%d skip:%d total:%d\n", tot.pass,
+	       tot.fail + unknown, tot.skip,
+	       tot.pass + tot.fail + unknown + tot.skip);
+	return tot.fail + unknown;
+}
+
+void ktest_list(void)
+{
+	for (const struct ktest_suite *s = __start_ktest_suites;
+	     s < __stop_ktest_suites; s++) {
+		int n = 0;
+
+		while (s->cases[n].name)
+			n++;
+		printk("  %-12s %d cases\n", s->name, n);
+	}
+}

@@ -1,0 +1,352 @@
+/*
+ * shell.c - the serial console shell (runs as the "shell" thread).
+ *
+ * Reads the console by polling console_getc(); when no byte is waiting it
+ * sleeps 10 ms instead of spinning, so an idle shell leaves its CPU idle
+ * (under qemu -icount a spinning CPU stalls every other one).  Line
+ * editing: printable characters are echoed, backspace/DEL erases, Ctrl-U
+ * drops the line, CR or LF runs it.
+ *
+ * Command output goes through shell_printf() -> console_write(), without
+ * printk's "[cpuN] " prefix; test and bench output is printk's own.
+ */
+#include "kernel.h"
+#include "bench.h"
+#include "console.h"
+#include "cpu.h"
+#include "ktest.h"
+#include "mm.h"
+#include "sched.h"
+#include "shell.h"
+#include "timer.h"
+#include <printf.h>
+#include <string.h>
+
+#define SHELL_PROMPT "kestrel> "
+#define SHELL_LINE_MAX 128
+#define SHELL_MAX_ARGS 16
+#define SHELL_POLL_NS (10 * NSEC_PER_MSEC)
+
+/* The shell checks names before it calls ktest_run()/bench_run() so that
+ * a typo gives one "error:" line. */
+extern const struct ktest_suite __start_ktest_suites[];
+extern const struct ktest_suite __stop_ktest_suites[];
+extern const struct bench __start_benches[];
+extern const struct bench __stop_benches[];
+
+static __printf(1, 2) void shell_printf(const char *fmt, ...)
+{
+	char buf[160];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n > (int)sizeof(buf) - 1)
+		n = sizeof(buf) - 1;
+	if (n > 0)
+		console_write(buf, n);
+}
+
+/* ---- Commands -------------------------------------------------------- */
+
+struct command {
+	const char *name;
+	const char *args;
+	const char *help;
+	int (*run)(int argc, char **argv);	/* 0, or -1 after "error:" */
+};
+
+static const struct command commands[];
+
+static int cmd_help(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	for (const struct command *c = commands; c->name; c++)
+		shell_printf("  %-8s %-14s %s\n", c->name, c->args, c->help);
+	return 0;
+}
+
+static int cmd_cpus(int argc, char **argv)
+{
+	(void)argv;
+	if (argc > 1) {
+		shell_printf("error: cpus takes no arguments\n");
+		return -1;
+	}
+	shell_printf("%d CPUs, %d online, %zu of %zu pages free\n", ncpus,
+		     cpus_online(), page_free_count(), page_total_count());
+	shell_printf("  cpu  arch-id  online  timer-irqs        ipis  tasks\n");
+	for (int i = 0; i < ncpus; i++) {
+		struct cpu *c = cpu_of(i);
+
+		/* Statistics read without locks: a snapshot, may be stale. */
+		shell_printf("  %3d  %7llu  %-6s  %10llu  %10llu  %5u\n", c->id,
+			     (unsigned long long)c->arch_id,
+			     READ_ONCE(c->online) ? "yes" : "no",
+			     (unsigned long long)READ_ONCE(c->nr_timer_irqs),
+			     (unsigned long long)READ_ONCE(c->nr_ipis),
+			     READ_ONCE(c->rq.nr_running));
+	}
+	return 0;
+}
+
+/* ps copies what it shows while for_each_task holds tasks_lock (where it
+ * must not sleep or print slowly), then prints with the lock dropped. */
+struct ps_row {
+	int tid, state, cpu;
+	uint64_t runtime_ns;
+	char name[TASK_NAME_LEN];
+};
+
+struct ps_snapshot {
+	struct ps_row *rows;
+	int n, max, missed;
+};
+
+static void ps_collect(struct task *t, void *arg)
+{
+	struct ps_snapshot *s = arg;
+	struct ps_row *r;
+
+	if (s->n == s->max) {
+		s->missed++;
+		return;
+	}
+	r = &s->rows[s->n++];
+	r->tid = t->tid;
+	r->state = t->state;
+	r->cpu = t->cpu;
+	r->runtime_ns = t->sum_exec_ns;
+	memcpy(r->name, t->name, TASK_NAME_LEN);
+	r->name[TASK_NAME_LEN - 1] = '\0';
+}
+
+static const char *state_name(int state)
+{
+	switch (state) {
+	case TASK_RUNNING:
+		return "running";
+	case TASK_SLEEPING:
+		return "sleeping";
+	case TASK_DEAD:
+		return "dead";
+	}
+	return "?";
+}
+
+#define PS_MAX_ROWS 256
+
+static int cmd_ps(int argc, char **argv)
+{
+	struct ps_snapshot s = { .max = PS_MAX_ROWS };
+
+	(void)argv;
+	if (argc > 1) {
+		shell_printf("error: ps takes no arguments\n");
+		return -1;
+	}
+	s.rows = kmalloc(PS_MAX_ROWS * sizeof(*s.rows));
+	if (!s.rows) {
+		shell_printf("error: out of memory\n");
+		return -1;
+	}
+	for_each_task(ps_collect, &s);
+	shell_printf("  tid  name                     state     cpu  runtime(ms)\n");
+	for (int i = 0; i < s.n; i++) {
+		struct ps_row *r = &s.rows[i];
+
+		shell_printf("  %3d  %-24s %-8s  %3d  %llu.%03llu\n", r->tid,
+			     r->name, state_name(r->state), r->cpu,
+			     (unsigned long long)(r->runtime_ns / NSEC_PER_MSEC),
+			     (unsigned long long)(r->runtime_ns % NSEC_PER_MSEC /
+						  NSEC_PER_USEC));
+	}
+	if (s.missed)
+		shell_printf("  (%d more not shown)\n", s.missed);
+	kfree(s.rows);
+	return 0;
+}
+
+static bool suite_exists(const char *name)
+{
+	for (const struct ktest_suite *s = __start_ktest_suites;
+	     s < __stop_ktest_suites; s++)
+		if (strcmp(s->name, name) == 0)
+			return true;
+	return false;
+}
+
+static bool bench_exists(const char *name)
+{
+	for (const struct bench *b = __start_benches; b < __stop_benches; b++)
+		if (strcmp(b->name, name) == 0)
+			return true;
+	return false;
+}
+
+static int cmd_test(int argc, char **argv)
+{
+	int failed;
+
+	if (argc == 2 && strcmp(argv[1], "?") == 0) {
+		ktest_list();
+		return 0;
+	}
+	for (int i = 1; i < argc; i++) {
+		if (!suite_exists(argv[i]) && strcmp(argv[i], "all") != 0) {
+			shell_printf("error: no test suite '%s' (try: test ?)\n",
+				     argv[i]);
+			return -1;
+		}
+	}
+	failed = ktest_run((const char *const *)argv + 1, argc - 1);
+	shell_printf("%d failed\n", failed);
+	return 0;
+}
+
+static int cmd_bench(int argc, char **argv)
+{
+	if (argc == 2 && strcmp(argv[1], "?") == 0) {
+		bench_list();
+		return 0;
+	}
+	for (int i = 1; i < argc; i++) {
+		if (!bench_exists(argv[i]) && strcmp(argv[i], "all") != 0) {
+			shell_printf("error: no benchmark '%s' (try: bench ?)\n",
+				     argv[i]);
+			return -1;
+		}
+	}
+	bench_run((const char *const *)argv + 1, argc - 1);
+	return 0;
+}
+
+static int cmd_poweroff(int argc, char **argv)
+{
+	(void)argv;
+	if (argc > 1) {
+		shell_printf("error: poweroff takes no arguments\n");
+		return -1;
+	}
+	shell_printf("powering off\n");
+	arch_poweroff(0);
+}
+
+static const struct command commands[] = {
+	{ "help", "", "this list", cmd_help },
+	{ "cpus", "", "CPUs: ids, online, timer irqs, IPIs, queued tasks",
+	  cmd_cpus },
+	{ "ps", "", "tasks: tid, name, state, cpu, runtime", cmd_ps },
+	{ "test", "[suite...|?]", "run in-kernel tests (none: all)", cmd_test },
+	{ "bench", "[name...|?]", "run benchmarks (none: all)", cmd_bench },
+	{ "poweroff", "", "power the machine off", cmd_poweroff },
+	{ NULL, NULL, NULL, NULL },
+};
+
+/* ---- Line input ------------------------------------------------------ */
+
+/* Split @line in place at spaces/tabs; returns the word count. */
+static int split_words(char *line, char **argv, int max)
+{
+	int argc = 0;
+	char *p = line;
+
+	while (*p) {
+		while (*p == ' ' || *p == '\t')
+			*p++ = '\0';
+		if (!*p)
+			break;
+		if (argc == max)
+			return -1;
+		argv[argc++] = p;
+		while (*p && *p != ' ' && *p != '\t')
+			p++;
+	}
+	return argc;
+}
+
+static void run_line(char *line)
+{
+	char *argv[SHELL_MAX_ARGS];
+	int argc = split_words(line, argv, SHELL_MAX_ARGS);
+
+	if (argc < 0) {
+		shell_printf("error: more than %d words\n", SHELL_MAX_ARGS);
+		return;
+	}
+	if (argc == 0)
+		return;
+	for (const struct command *c = commands; c->name; c++) {
+		if (strcmp(c->name, argv[0]) == 0) {
+			c->run(argc, argv);
+			return;
+		}
+	}
+	shell_printf("error: unknown command '%s' (try: help)\n", argv[0]);
+}
+
+static int shell_getc(void)
+{
+	int ch;
+
+	while ((ch = console_getc()) < 0)
+		sleep_ns(SHELL_POLL_NS);
+	return ch;
+}
+
+/* Read one line with echo and editing into @buf (NUL terminated). */
+static void read_line(char *buf, size_t size)
+{
+	static bool after_cr;	/* swallow the LF of a CR LF pair */
+	size_t len = 0;
+
+	for (;;) {
+		int ch = shell_getc();
+
+		if (ch == '\n' && after_cr) {
+			after_cr = false;
+			continue;
+		}
+		after_cr = ch == '\r';
+		if (ch == '\r' || ch == '\n') {
+			console_write("\n", 1);
+			buf[len] = '\0';
+			return;
+		}
+		if (ch == '\b' || ch == 0x7f) {		/* backspace / DEL */
+			if (len > 0) {
+				len--;
+				console_write("\b \b", 3);
+			}
+		} else if (ch == 0x15) {		/* Ctrl-U */
+			while (len > 0) {
+				len--;
+				console_write("\b \b", 3);
+			}
+		} else if (ch >= ' ' && ch < 0x7f && len < size - 1) {
+			char c = (char)ch;
+
+			buf[len++] = c;
+			console_write(&c, 1);
+		}
+		/* Anything else (escape sequences, overlong lines) is
+		 * dropped; the bytes of an arrow key are harmless. */
+	}
+}
+
+void shell_main(void *arg)
+{
+	static char line[SHELL_LINE_MAX];	/* one shell thread */
+
+	(void)arg;
+	shell_printf("\n%s %s shell on %d CPUs; type 'help'\n", KERNEL_NAME,
+		     KERNEL_VERSION, cpus_online());
+	for (;;) {
+		console_write(SHELL_PROMPT, sizeof(SHELL_PROMPT) - 1);
+		read_line(line, sizeof(line));
+		run_line(line);
+	}
+}

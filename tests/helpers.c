@@ -1,0 +1,82 @@
+/*
+ * helpers.c - helpers shared by the in-kernel test suites (helpers.h).
+ */
+#include "helpers.h"
+#include "cpu.h"
+#include "mm.h"
+#include "sched.h"
+#include "timer.h"
+
+struct percpu_start {
+	struct percpu_work work;
+	void (*fn)(struct percpu_work *w);
+};
+
+static void percpu_thread(void *arg)
+{
+	struct percpu_start *s = arg;
+
+	s->fn(&s->work);
+}
+
+int run_on_each_cpu(struct ktest *t, const char *name, int per_cpu,
+		    void (*fn)(struct percpu_work *w), void *data)
+{
+	struct percpu_start *starts;
+	struct task **tasks;
+	int n = 0;
+
+	starts = kmalloc(PERCPU_MAX_THREADS * sizeof(*starts));
+	tasks = kmalloc(PERCPU_MAX_THREADS * sizeof(*tasks));
+	if (!starts || !tasks) {
+		ktest_fail(t, __FILE__, __LINE__, "out of memory");
+		kfree(starts);
+		kfree(tasks);
+		return 0;
+	}
+	for (int cpu = 0; cpu < ncpus; cpu++) {
+		if (!cpu_of(cpu)->online)
+			continue;
+		for (int k = 0; k < per_cpu && n < PERCPU_MAX_THREADS; k++) {
+			struct percpu_start *s = &starts[n];
+
+			s->work = (struct percpu_work){ t, cpu, n, data };
+			s->fn = fn;
+			tasks[n] = thread_create(name, percpu_thread, s, cpu);
+			if (!tasks[n]) {
+				ktest_fail(t, __FILE__, __LINE__,
+					   "thread_create on cpu%d failed", cpu);
+				continue;
+			}
+			n++;
+		}
+	}
+	for (int i = 0; i < n; i++) {
+		int code = thread_join(tasks[i]);
+
+		if (code != 0)
+			ktest_fail(t, __FILE__, __LINE__,
+				   "worker %d (cpu%d) exited with %d", i,
+				   starts[i].work.cpu, code);
+	}
+	kfree(starts);
+	kfree(tasks);
+	return n;
+}
+
+int online_cpus(void)
+{
+	int n = 0;
+
+	for (int i = 0; i < ncpus; i++)
+		n += READ_ONCE(cpu_of(i)->online) ? 1 : 0;
+	return n;
+}
+
+void spin_delay_ns(uint64_t ns)
+{
+	uint64_t end = clock_ns() + ns;
+
+	while (clock_ns() < end)
+		arch_cpu_relax();
+}

@@ -1,0 +1,33 @@
+/*
+ * helpers.h - small helpers shared by the in-kernel test suites.
+ */
+#ifndef TESTS_HELPERS_H
+#define TESTS_HELPERS_H
+#include "ktest.h"
+
+/* What each per-CPU worker gets. */
+struct percpu_work {
+	struct ktest *t;
+	int cpu;		/* the CPU it was pinned to */
+	int index;		/* 0..nthreads-1 over all CPUs */
+	void *data;		/* shared, from the caller */
+};
+
+/*
+ * Start @per_cpu threads pinned on every online CPU, all running
+ * fn(work), and join them.  Records a test failure for a thread that
+ * cannot be created or that exits non-zero (a KASSERT in it).  Returns
+ * the number of threads that ran.  @per_cpu * online CPUs must be
+ * <= PERCPU_MAX_THREADS.
+ */
+#define PERCPU_MAX_THREADS 256
+int run_on_each_cpu(struct ktest *t, const char *name, int per_cpu,
+		    void (*fn)(struct percpu_work *w), void *data);
+
+/* Online CPUs (== cpus_online(), as a loop bound over cpu ids use ncpus
+ * and check cpu_of(i)->online). */
+int online_cpus(void);
+
+/* Busy-wait (no sleep) for @ns nanoseconds of clock_ns(). */
+void spin_delay_ns(uint64_t ns);
+#endif

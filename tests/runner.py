@@ -1,0 +1,629 @@
+#!/usr/bin/env python3
+"""runner.py - boot Kestrel under QEMU and judge what it prints.
+
+    runner.py test  [--arch A] [--cpus N] [--suites a,b] [--timeout S]
+                    [--jobs J] [--no-crash] [--build-root D] [--log-dir D]
+    runner.py bench [--arch A] [--cpus N] [--benches x,y] [--timeout S]
+
+`test` boots every configuration of the matrix (x86_64 and riscv64 at 1, 2,
+4 and 8 CPUs; one x86_64 configuration through the GRUB ISO, one riscv64
+configuration through U-Boot, the others through QEMU's -kernel) with
+`ktest=... expect_cpus=N`, parses the KTAP output, then boots the crash
+scenarios (crash=NAME) and checks that each ends in the expected PANIC.
+It prints one line per result ("PASS x86_64/smp4 spinlock.trylock_same_cpu")
+and a last line "N passed, N failed, N skipped"; exit status 1 on any
+failure.  Every boot's serial log is kept in build/test-logs/.
+
+`bench` boots with `qemu -icount shift=0,sleep=off` and `bench=all icount=1`
+at 1 and 2 CPUs and prints the figures as a table.
+
+QEMU exit status (see docs/testing.md): on x86_64 the isa-debug-exit device
+makes QEMU exit with (code << 1) | 1, so kernel code 0 is status 1; status 0
+means QEMU stopped without the kernel asking (reset/triple fault with
+-no-reboot).  On riscv64 the status is the kernel's code (SBI SRST / the
+sifive test device): 0 is success.
+
+Python 3 standard library only.
+"""
+
+import argparse
+import concurrent.futures
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD_ROOT = "build"        # --build-root: images in BUILD_ROOT/<arch>/
+LOG_DIR = os.path.join("build", "test-logs")
+ARCHES = ("x86_64", "riscv64")
+CPU_COUNTS = (1, 2, 4, 8)
+DEFAULT_TIMEOUT = 120
+
+# ---- QEMU command lines: one function per boot method -----------------
+
+QEMU_COMMON = ["-m", "512M", "-nographic", "-no-reboot"]
+X86_EXIT_DEVICE = ["-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
+
+
+def qemu_x86_kernel(cpus, cmdline):
+    """x86_64 through QEMU's multiboot1 loader (-kernel: ELF32 image)."""
+    return (["qemu-system-x86_64", "-machine", "q35", "-smp", str(cpus)]
+            + QEMU_COMMON + X86_EXIT_DEVICE
+            + ["-kernel", BUILD_ROOT + "/x86_64/kernel.mb1",
+               "-append", cmdline])
+
+
+def qemu_x86_grub(cpus, iso):
+    """x86_64 through GRUB (multiboot2) from an ISO made by mkiso.sh."""
+    return (["qemu-system-x86_64", "-machine", "q35", "-smp", str(cpus)]
+            + QEMU_COMMON + X86_EXIT_DEVICE + ["-cdrom", iso])
+
+
+def qemu_riscv_kernel(cpus, cmdline):
+    """riscv64 through OpenSBI (fw_dynamic) loading the Image directly."""
+    return (["qemu-system-riscv64", "-machine", "virt", "-smp", str(cpus)]
+            + QEMU_COMMON
+            + ["-bios", "default", "-kernel", BUILD_ROOT + "/riscv64/Image",
+               "-append", cmdline])
+
+
+UBOOT_ELF = "/usr/lib/u-boot/qemu-riscv64_smode/uboot.elf"
+
+
+def qemu_riscv_uboot(cpus, outdir):
+    """riscv64 through OpenSBI -> U-Boot -> booti: U-Boot's distro boot
+    finds boot.scr + Image that arch/riscv64/mkuboot.sh put in @outdir,
+    which QEMU presents as a FAT disk (vvfat); no key press needed."""
+    return (["qemu-system-riscv64", "-machine", "virt", "-smp", str(cpus)]
+            + QEMU_COMMON
+            + ["-bios", "default", "-kernel", UBOOT_ELF,
+               "-drive", "file=fat:%s,format=raw,if=virtio,readonly=on"
+               % outdir])
+
+
+ICOUNT = {
+    "x86_64": ["-icount", "shift=0,sleep=off", "-rtc", "clock=vm"],
+    "riscv64": ["-icount", "shift=0,sleep=off"],
+}
+
+# ---- Boot configurations ------------------------------------------------
+
+
+class Boot:
+    """One QEMU boot: what to run, how to judge it."""
+
+    def __init__(self, arch, cpus, method, cmdline, name, kind,
+                 expect=None):
+        self.arch = arch
+        self.cpus = cpus
+        self.method = method        # "kernel", "grub", "uboot"
+        self.cmdline = cmdline
+        self.name = name            # "x86_64/smp4-grub"
+        self.kind = kind            # "test", "crash", "bench"
+        self.expect = expect        # crash: regex the PANIC must match
+        self.extra = []             # extra QEMU options (icount)
+        self.also = []              # crash: regexes the whole log must match
+
+    def file_base(self):
+        """build/test-logs/x86_64-smp4-grub: stem of this boot's files."""
+        return os.path.join(LOG_DIR, self.name.replace("/", "-"))
+
+    def log_path(self):
+        return self.file_base() + ".log"
+
+    def prepare(self):
+        """Build what the boot needs (ISO, U-Boot dir); returns argv."""
+        if self.method == "kernel":
+            if self.arch == "x86_64":
+                argv = qemu_x86_kernel(self.cpus, self.cmdline)
+            else:
+                argv = qemu_riscv_kernel(self.cpus, self.cmdline)
+        elif self.method == "grub":
+            iso = self.file_base() + ".iso"
+            run_tool(["sh", "arch/x86_64/mkiso.sh",
+                      BUILD_ROOT + "/x86_64/kernel.elf", iso, self.cmdline])
+            argv = qemu_x86_grub(self.cpus, iso)
+        elif self.method == "uboot":
+            outdir = self.file_base() + ".uboot"
+            run_tool(["sh", "arch/riscv64/mkuboot.sh",
+                      BUILD_ROOT + "/riscv64/Image", outdir, self.cmdline])
+            argv = qemu_riscv_uboot(self.cpus, outdir)
+        else:
+            raise ValueError(self.method)
+        return argv + self.extra
+
+
+def run_tool(argv):
+    proc = subprocess.run(argv, cwd=ROOT, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError("%s failed (%d): %s" % (
+            " ".join(argv), proc.returncode, proc.stdout.strip()[-500:]))
+
+
+# Per crash scenario: what its PANIC line must match, the fewest CPUs it
+# needs, and what else the log must show (register dump, backtrace).
+BACKTRACE = r"\[<(0x)?[0-9a-f]+>\]"
+REGDUMP = r"\b(RIP|sepc) [0-9a-f]+"
+CRASH_EXPECT = {
+    "stack_overflow": (r"stack overflow.*overflow-test", 1, [BACKTRACE]),
+    "null_deref": (r"fault", 1, [REGDUMP, BACKTRACE]),
+    "spin_recursion": (r"crash-recursion-lock.*recursi", 1, [BACKTRACE]),
+    "spin_wrong_cpu": (r"crash-wrong-cpu-lock.*held by", 2, [BACKTRACE]),
+    "panic": (r"crash test: deliberate panic", 1, [BACKTRACE]),
+}
+CRASH_CPUS = 2      # one CPU count per arch for the crash scenarios
+
+
+def uboot_available():
+    return (os.path.exists(os.path.join(ROOT, "arch/riscv64/mkuboot.sh"))
+            and os.path.exists(UBOOT_ELF))
+
+
+def test_matrix(arches, cpu_counts, suites):
+    """The boots of `runner.py test`."""
+    names = ",".join(suites) if suites else "all"
+    boots = []
+    for arch in arches:
+        for n in cpu_counts:
+            method = "kernel"
+            # The real boot paths, once each: GRUB at 4 CPUs (or the only
+            # count asked for), U-Boot likewise.
+            special = 4 if 4 in cpu_counts else cpu_counts[-1]
+            if n == special and arch == "x86_64":
+                method = "grub"
+            if n == special and arch == "riscv64" and uboot_available():
+                method = "uboot"
+            name = "%s/smp%d%s" % (arch, n,
+                                   "" if method == "kernel" else "-" + method)
+            boots.append(Boot(arch, n, method,
+                              "ktest=%s expect_cpus=%d" % (names, n),
+                              name, "test"))
+    return boots
+
+
+def crash_matrix(arches, cpu_counts):
+    boots = []
+    for arch in arches:
+        n = CRASH_CPUS if CRASH_CPUS in cpu_counts else max(cpu_counts)
+        for scen, (expect, min_cpus, also) in CRASH_EXPECT.items():
+            if n < min_cpus:
+                continue
+            b = Boot(arch, n, "kernel", "crash=%s" % scen,
+                     "%s/smp%d-crash-%s" % (arch, n, scen), "crash", expect)
+            b.also = also
+            boots.append(b)
+    return boots
+
+# ---- Running QEMU -------------------------------------------------------
+
+
+class BootResult:
+    def __init__(self, boot):
+        self.boot = boot
+        self.log = ""
+        self.status = None          # QEMU exit status, None on timeout
+        self.timed_out = False
+        self.error = None           # could not even start
+        self.seconds = 0.0
+
+
+def run_boot(boot, timeout):
+    """Run one boot to completion or timeout; keep its log.
+
+    The serial output is read through a pipe, kept in memory for judging
+    and copied to the log file as it arrives (so a hung boot's log can be
+    watched with tail -f)."""
+    res = BootResult(boot)
+    start = time.monotonic()
+    try:
+        argv = boot.prepare()
+    except (RuntimeError, OSError) as e:
+        res.error = str(e)
+        return res
+    os.makedirs(os.path.join(ROOT, LOG_DIR), exist_ok=True)
+    chunks = []
+    with open(os.path.join(ROOT, boot.log_path()), "wb") as logf:
+        logf.write(("# %s\n" % " ".join(argv)).encode())
+        try:
+            # Own process group so a timeout kills QEMU and nothing else.
+            proc = subprocess.Popen(argv, cwd=ROOT, stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.PIPE,
+                                    stderr=subprocess.STDOUT,
+                                    start_new_session=True)
+        except OSError as e:
+            res.error = "cannot run %s: %s" % (argv[0], e)
+            return res
+
+        def copy_output():
+            for chunk in iter(lambda: proc.stdout.read1(4096), b""):
+                chunks.append(chunk)
+                logf.write(chunk)
+                logf.flush()
+
+        reader = threading.Thread(target=copy_output, daemon=True)
+        reader.start()
+        try:
+            res.status = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            res.timed_out = True
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        reader.join(timeout=10)
+    res.log = b"".join(chunks).decode("utf-8", errors="replace")
+    res.seconds = time.monotonic() - start
+    return res
+
+
+def kernel_exit_code(arch, status):
+    """Map QEMU's exit status to the code the kernel passed to
+    arch_poweroff(), or None if the kernel did not power off."""
+    if status is None:
+        return None
+    if arch == "x86_64":
+        if status & 1:
+            return status >> 1
+        return None     # QEMU exited by itself (reset, -no-reboot)
+    return status
+
+# ---- KTAP parsing -----------------------------------------------------
+
+ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+PREFIX_RE = re.compile(r"\[cpu\d+\] ?")
+RESULT_RE = re.compile(r"^(\s*)(ok|not ok)\s+(\d+)\s*(.*?)\s*$")
+PLAN_RE = re.compile(r"^(\s*)1\.\.(\d+)\s*$")
+SUBTEST_RE = re.compile(r"^\s*#\s*Subtest:\s*(\S+)")
+PANIC_RE = re.compile(r"PANIC\b.*")
+
+
+def clean_lines(log):
+    """Console text -> list of KTAP-relevant text lines.
+
+    Drops carriage returns and ANSI escapes; strips printk's "[cpuN] "
+    prefix, also when console noise precedes it on the same line (the
+    text after the last prefix is the kernel's line)."""
+    out = []
+    for raw in log.replace("\r", "").split("\n"):
+        line = ANSI_RE.sub("", raw)
+        m = None
+        for m in PREFIX_RE.finditer(line):
+            pass
+        if m:
+            line = line[m.end():]
+        out.append(line.rstrip())
+    return out
+
+
+class Case:
+    def __init__(self, suite, num, name, status, reason="", diags=None):
+        self.suite = suite
+        self.num = num
+        self.name = name
+        self.status = status        # "PASS", "FAIL", "SKIP"
+        self.reason = reason
+        self.diags = diags or []
+
+    def full_name(self):
+        return "%s.%s" % (self.suite, self.name)
+
+
+def split_directive(text):
+    """'name # SKIP reason' -> ('name', 'SKIP', 'reason')."""
+    if "#" in text:
+        name, _, directive = text.partition("#")
+        directive = directive.strip()
+        word, _, rest = directive.partition(" ")
+        return name.strip(), word.upper(), rest.strip()
+    return text.strip(), "", ""
+
+
+def parse_ktap(log):
+    """Parse the KTAP output of `ktest=...`.
+
+    Returns (cases, problems): per-case results, and boot-level problems
+    (missing plan, missing results, unknown suites) each as a string."""
+    cases, problems = [], []
+    top_plan = None
+    suites_done = []
+    suite = None            # name of the suite being read
+    suite_plan = None
+    suite_cases = []
+    diags = []
+    seen_header = False
+
+    def close_suite(reason):
+        nonlocal suite, suite_plan, suite_cases
+        if suite is None:
+            return
+        if suite_plan is None:
+            problems.append("%s: no plan line" % suite)
+        else:
+            got = {c.num for c in suite_cases}
+            for n in range(1, suite_plan + 1):
+                if n not in got:
+                    cases.append(Case(suite, n, "#%d" % n, "FAIL",
+                                      "no result (%s)" % reason))
+        suite, suite_plan, suite_cases = None, None, []
+
+    for line in clean_lines(log):
+        stripped = line.strip()
+        if stripped == "KTAP version 1" and not line.startswith(" "):
+            seen_header = True
+            continue
+        if not seen_header:
+            continue
+        m = SUBTEST_RE.match(line)
+        if m:
+            close_suite("suite ended early")
+            suite, suite_plan, suite_cases, diags = m.group(1), None, [], []
+            continue
+        m = PLAN_RE.match(line)
+        if m:
+            # The first plan inside a suite is the suite's (also when a
+            # console lost the indentation); the one before is the top.
+            if suite is not None and suite_plan is None:
+                suite_plan = int(m.group(2))
+            elif suite is None and top_plan is None:
+                top_plan = int(m.group(2))
+            continue
+        m = RESULT_RE.match(line)
+        if m:
+            indent, ok, num, rest = m.groups()
+            name, directive, why = split_directive(rest)
+            num = int(num)
+            nested = bool(indent) or (suite is not None and name != suite)
+            if nested and suite is None:
+                problems.append("result outside a suite: %s" % stripped)
+            elif nested:
+                if directive == "SKIP":
+                    st = "SKIP"
+                elif ok == "ok" and directive not in ("TIMEOUT", "ERROR"):
+                    st = "PASS"
+                else:
+                    st = "FAIL"
+                if st == "SKIP":
+                    reason = why
+                elif directive in ("TIMEOUT", "ERROR"):
+                    reason = directive.lower()
+                else:
+                    reason = ""
+                c = Case(suite, num, name, st, reason, diags)
+                suite_cases.append(c)
+                cases.append(c)
+                diags = []
+            else:
+                close_suite("missing")
+                suites_done.append(name)
+                diags = []
+            continue
+        if stripped.startswith("#"):
+            if stripped.startswith("# unknown suite"):
+                problems.append(stripped[2:])
+            elif not stripped.startswith("# Totals") and suite is not None:
+                d = stripped[1:].strip()
+                if not re.match(r"^\S+ took [0-9.]+ ms$", d):
+                    diags.append(d)
+    if not seen_header:
+        problems.append("no KTAP output")
+        return cases, problems
+    close_suite("crashed or hung inside the suite")
+    if top_plan is None:
+        problems.append("no top-level plan line")
+    elif len(suites_done) < top_plan:
+        problems.append("only %d of %d suites finished"
+                        % (len(suites_done), top_plan))
+    return cases, problems
+
+
+def find_panic(log):
+    for line in clean_lines(log):
+        m = PANIC_RE.search(line)
+        if m:
+            return m.group(0)
+    return None
+
+# ---- Judging boots --------------------------------------------------------
+
+
+class Tally:
+    def __init__(self):
+        self.passed = self.failed = self.skipped = 0
+
+    def report(self, status, what, reason="", details=()):
+        if status == "PASS":
+            self.passed += 1
+        elif status == "SKIP":
+            self.skipped += 1
+        else:
+            self.failed += 1
+        print("%s %s%s" % (status, what, " (%s)" % reason if reason else ""))
+        for d in details:
+            print("    " + d)
+
+
+def boot_problem(res):
+    """Reason the boot itself went wrong, or None."""
+    if res.error:
+        return res.error
+    if res.timed_out:
+        return "timed out"
+    return None
+
+
+def judge_test(res, tally):
+    boot = res.boot
+    where = boot.name
+    problem = boot_problem(res)
+    cases, problems = parse_ktap(res.log) if not res.error else ([], [])
+    for c in cases:
+        tally.report(c.status, "%s %s" % (where, c.full_name()), c.reason,
+                     c.diags if c.status == "FAIL" else ())
+    panic = find_panic(res.log)
+    if panic:
+        problems.append(panic)
+    if problem:
+        problems.append(problem)
+    else:
+        code = kernel_exit_code(boot.arch, res.status)
+        failed = any(c.status == "FAIL" for c in cases)
+        if code is None:
+            problems.append("QEMU exited with status %s without the kernel "
+                            "powering off" % res.status)
+        elif (code == 0) == (failed or bool(problems)):
+            problems.append("exit code %d does not match the results" % code)
+    if problems:
+        tally.report("FAIL", "%s boot" % where, "; ".join(problems),
+                     ["log: %s" % boot.log_path()])
+
+
+def judge_crash(res, tally):
+    boot = res.boot
+    what = "%s crash.%s" % (boot.name.split("/")[0] + "/smp%d" % boot.cpus,
+                            boot.cmdline.split("=", 1)[1])
+    problem = boot_problem(res)
+    panic = find_panic(res.log) if not res.error else None
+    reasons = []
+    if problem:
+        reasons.append(problem)
+    if not panic:
+        reasons.append("no PANIC line")
+    elif boot.expect and not re.search(boot.expect, panic):
+        reasons.append("PANIC line lacks '%s': %s" % (boot.expect, panic))
+    for pattern in boot.also:
+        if not re.search(pattern, res.log):
+            reasons.append("log lacks '%s'" % pattern)
+    if not problem:
+        code = kernel_exit_code(boot.arch, res.status)
+        if code == 0:
+            reasons.append("QEMU exit status %d says success" % res.status)
+    if reasons:
+        tally.report("FAIL", what, "; ".join(reasons),
+                     ["log: %s" % boot.log_path()])
+    else:
+        tally.report("PASS", what)
+
+# ---- Benchmarks -------------------------------------------------------------
+
+BENCH_RE = re.compile(r"^bench (\S+): (\d+) (\S+) \((.*)\)\s*$")
+BENCH_NOTE_RE = re.compile(r"^# bench (\S+): (SKIP.*)$")
+
+
+def parse_bench(log):
+    rows = []
+    for line in clean_lines(log):
+        m = BENCH_RE.match(line.strip())
+        if m:
+            rows.append((m.group(1), m.group(2), m.group(3), m.group(4)))
+            continue
+        m = BENCH_NOTE_RE.match(line.strip())
+        if m:
+            rows.append((m.group(1), "-", "", m.group(2)))
+    return rows
+
+
+def bench_main(args):
+    arches = [args.arch] if args.arch else list(ARCHES)
+    counts = [args.cpus] if args.cpus else [1, 2]
+    names = args.benches or "all"
+    boots = []
+    for arch in arches:
+        for n in counts:
+            b = Boot(arch, n, "kernel", "bench=%s icount=1" % names,
+                     "%s/smp%d-bench" % (arch, n), "bench")
+            b.extra = ICOUNT[arch]
+            boots.append(b)
+    results = run_all(boots, args.timeout, args.jobs)
+    failed = 0
+    print("%-8s %4s  %-14s %12s  %-12s %s" % ("arch", "cpus", "bench",
+                                              "value", "unit", "detail"))
+    for res in results:
+        b = res.boot
+        rows = parse_bench(res.log)
+        problem = boot_problem(res) or find_panic(res.log)
+        code = kernel_exit_code(b.arch, res.status)
+        if not problem and code != 0:
+            problem = "exit status %s" % res.status
+        if not rows and not problem:
+            problem = "no bench lines"
+        for r in rows:
+            print("%-8s %4d  %-14s %12s  %-12s %s" % (b.arch, b.cpus, r[0],
+                                                      r[1], r[2], r[3]))
+        if problem:
+            failed += 1
+            print("FAIL %s: %s (log: %s)" % (b.name, problem, b.log_path()))
+    return 1 if failed else 0
+
+# ---- Main -------------------------------------------------------------------
+
+
+def run_all(boots, timeout, jobs):
+    """Run @boots in parallel (at most @jobs QEMUs); results in order."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        futs = [pool.submit(run_boot, b, timeout) for b in boots]
+        results = []
+        for f in futs:
+            res = f.result()
+            print("# %-32s %5.1f s%s" % (
+                res.boot.name, res.seconds,
+                " TIMEOUT" if res.timed_out else ""), flush=True)
+            results.append(res)
+    return results
+
+
+def test_main(args):
+    arches = [args.arch] if args.arch else list(ARCHES)
+    counts = [args.cpus] if args.cpus else list(CPU_COUNTS)
+    suites = [s for s in (args.suites or "").split(",") if s]
+    boots = test_matrix(arches, counts, suites)
+    if not suites and not args.no_crash:
+        boots += crash_matrix(arches, counts)
+    results = run_all(boots, args.timeout, args.jobs)
+    tally = Tally()
+    for res in results:
+        if res.boot.kind == "test":
+            judge_test(res, tally)
+        else:
+            judge_crash(res, tally)
+    line = "%d passed, %d failed" % (tally.passed, tally.failed)
+    if tally.skipped:
+        line += ", %d skipped" % tally.skipped
+    print(line)
+    return 1 if tally.failed else 0
+
+
+def main(argv=None):
+    global BUILD_ROOT, LOG_DIR
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("mode", choices=("test", "bench"))
+    ap.add_argument("--arch", choices=ARCHES)
+    ap.add_argument("--cpus", type=int)
+    ap.add_argument("--suites", help="comma-separated suites (default all)")
+    ap.add_argument("--benches", help="comma-separated benchmarks")
+    ap.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
+                    help="seconds per boot (default %d)" % DEFAULT_TIMEOUT)
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                    help="QEMUs at once (default: host CPUs)")
+    ap.add_argument("--no-crash", action="store_true",
+                    help="skip the crash scenarios")
+    ap.add_argument("--build-root", default="build",
+                    help="where the images are: DIR/<arch>/ (default build)")
+    ap.add_argument("--log-dir", default=LOG_DIR,
+                    help="serial logs, ISOs, U-Boot dirs (default %s)"
+                    % LOG_DIR)
+    args = ap.parse_args(argv)
+    BUILD_ROOT = args.build_root
+    LOG_DIR = args.log_dir
+    if args.cpus is not None and not 1 <= args.cpus <= 64:
+        ap.error("--cpus must be 1..64")
+    os.chdir(ROOT)
+    if args.mode == "test":
+        return test_main(args)
+    return bench_main(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,227 @@
+/*
+ * timer.c - tests of one-shot timers, sleep and the clock: timers fire in
+ * deadline order whatever the arming order, cancel works, sleeps never
+ * return early, and clock_ns() never goes backwards on a CPU or between
+ * CPUs.
+ */
+#include "ktest.h"
+#include "helpers.h"
+#include "cpu.h"
+#include "sched.h"
+#include "spinlock.h"
+#include "timer.h"
+#include <random.h>
+
+#define NTIMERS 16
+
+struct order_test {
+	struct timer timers[NTIMERS];
+	int fired[NTIMERS];		/* indexes in firing order */
+	int nfired;
+	int wrong_cpu;
+	int cpu;
+};
+
+static void order_fn(struct timer *tm)
+{
+	struct order_test *ot = tm->data;
+	int idx = tm - ot->timers;
+
+	if (smp_processor_id() != ot->cpu)
+		ot->wrong_cpu++;
+	/* Interrupt context on one CPU: no lock needed for nfired. */
+	if (ot->nfired < NTIMERS)
+		ot->fired[ot->nfired++] = idx;
+}
+
+/*
+ * On one CPU: timer i gets deadline base + i*2 ms, except that the last
+ * four share one deadline (they must fire in arming order).  Timers are
+ * armed in a shuffled order; they must fire sorted by deadline.
+ */
+static void timer_order_on_cpu(struct percpu_work *w)
+{
+	struct ktest *t = w->t;
+	static struct order_test tests[NR_CPUS];
+	struct order_test *ot = &tests[w->cpu];
+	int order[NTIMERS], equal_first = NTIMERS - 4;
+	uint64_t seed = 42 + w->cpu, base;
+	unsigned long flags;
+
+	ot->nfired = 0;
+	ot->wrong_cpu = 0;
+	ot->cpu = w->cpu;
+	for (int i = 0; i < NTIMERS; i++) {
+		timer_init(&ot->timers[i], order_fn, ot);
+		order[i] = i;
+	}
+	for (int i = NTIMERS - 1; i > 0; i--) {
+		int j = rand_next(&seed) % (i + 1), tmp = order[i];
+
+		order[i] = order[j];
+		order[j] = tmp;
+	}
+	/* Arm all at once with interrupts off so none fires early and
+	 * this thread cannot move to another CPU in between. */
+	flags = arch_irq_save();
+	base = clock_ns() + 10 * NSEC_PER_MSEC;
+	for (int k = 0; k < NTIMERS; k++) {
+		int i = order[k];
+		uint64_t d = base + (uint64_t)(i < equal_first ? i : equal_first) *
+					    2 * NSEC_PER_MSEC;
+
+		/* Equal deadlines fire in arming order: arm those in index
+		 * order by arming them after the shuffled ones. */
+		if (i >= equal_first)
+			continue;
+		timer_arm(&ot->timers[i], d);
+	}
+	for (int i = equal_first; i < NTIMERS; i++)
+		timer_arm(&ot->timers[i],
+			  base + (uint64_t)equal_first * 2 * NSEC_PER_MSEC);
+	arch_irq_restore(flags);
+
+	/* Wait for all to fire (bounded), not for a fixed time: this test
+	 * is about order, sleep accuracy is sleep_never_returns_early's. */
+	while (READ_ONCE(ot->nfired) < NTIMERS &&
+	       clock_ns() < base + NSEC_PER_SEC)
+		sleep_ns(NSEC_PER_MSEC);
+	KEXPECT_EQ(t, ot->nfired, NTIMERS);
+	KEXPECT_EQ(t, ot->wrong_cpu, 0);
+	for (int k = 0; k < ot->nfired; k++) {
+		if (ot->fired[k] != k) {
+			ktest_fail(t, __FILE__, __LINE__,
+				   "cpu%d: firing #%d was timer %d, want %d",
+				   w->cpu, k, ot->fired[k], k);
+			break;
+		}
+	}
+	for (int i = 0; i < NTIMERS; i++)
+		timer_cancel(&ot->timers[i]);	/* in case some did not fire */
+}
+
+static void oneshot_fire_in_deadline_order(struct ktest *t)
+{
+	run_on_each_cpu(t, "timer-order", 1, timer_order_on_cpu, NULL);
+}
+
+static volatile int cancel_fired;
+
+static void cancel_fn(struct timer *tm)
+{
+	(void)tm;
+	cancel_fired++;
+}
+
+/* A cancelled timer never fires; cancelling twice or after it fired
+ * returns false. */
+static void cancel_before_deadline(struct ktest *t)
+{
+	static struct timer tm, tm2;
+
+	cancel_fired = 0;
+	timer_init(&tm, cancel_fn, NULL);
+	timer_arm(&tm, clock_ns() + 20 * NSEC_PER_MSEC);
+	KEXPECT(t, timer_cancel(&tm));
+	KEXPECT(t, !timer_cancel(&tm));
+	sleep_ns(40 * NSEC_PER_MSEC);
+	KEXPECT_EQ(t, cancel_fired, 0);
+
+	timer_init(&tm2, cancel_fn, NULL);
+	timer_arm(&tm2, clock_ns() + NSEC_PER_MSEC);
+	sleep_ns(20 * NSEC_PER_MSEC);
+	KEXPECT_EQ(t, cancel_fired, 1);
+	KEXPECT(t, !timer_cancel(&tm2));
+
+	/* A deadline in the past fires as soon as possible. */
+	timer_arm(&tm2, clock_ns() - NSEC_PER_MSEC);
+	sleep_ns(10 * NSEC_PER_MSEC);
+	KEXPECT_EQ(t, cancel_fired, 2);
+}
+
+/* sleep_ns(d) never returns before d has passed, on every CPU, for
+ * lengths around the tick and the clock's granularity. */
+static const uint64_t sleep_lengths[] = {
+	0, 1, 999, 1000, 50000, 100000, 999999, 1000000, 1500000,
+	TICK_NS - 1, TICK_NS, TICK_NS + 1, 2 * TICK_NS + 500000,
+	7000000, 10000000,
+};
+
+static void sleep_lengths_on_cpu(struct percpu_work *w)
+{
+	for (unsigned i = 0; i < ARRAY_SIZE(sleep_lengths); i++) {
+		uint64_t d = sleep_lengths[i], start = clock_ns(), took;
+
+		sleep_ns(d);
+		took = clock_ns() - start;
+		if (took < d)
+			ktest_fail(w->t, __FILE__, __LINE__,
+				   "cpu%d: sleep_ns(%llu) returned after %llu ns",
+				   w->cpu, (unsigned long long)d,
+				   (unsigned long long)took);
+	}
+}
+
+static void sleep_never_returns_early(struct ktest *t)
+{
+	/* Two sleepers per CPU so their timers interleave. */
+	run_on_each_cpu(t, "timer-sleep", 2, sleep_lengths_on_cpu, NULL);
+}
+
+/*
+ * Clock monotonicity: per CPU, successive reads never decrease; across
+ * CPUs, a read taken under a lock is never below the previous one taken
+ * under that lock on any CPU (the lock orders the reads).
+ */
+#define CLOCK_READS 20000
+
+struct clock_test {
+	spinlock_t lock;
+	uint64_t last;
+	volatile int backwards_local, backwards_global;
+};
+
+static void clock_reader(struct percpu_work *w)
+{
+	struct clock_test *ct = w->data;
+	uint64_t prev = clock_ns();
+
+	for (int i = 0; i < CLOCK_READS; i++) {
+		uint64_t now = clock_ns();
+
+		if (now < prev)
+			ct->backwards_local++;
+		prev = now;
+		if (i % 16 == 0) {
+			unsigned long flags = spin_lock(&ct->lock);
+
+			now = clock_ns();
+			if (now < ct->last)
+				ct->backwards_global++;
+			ct->last = now;
+			spin_unlock(&ct->lock, flags);
+		}
+	}
+}
+
+static void clock_monotonic_all_cpus(struct ktest *t)
+{
+	static struct clock_test ct;
+
+	spin_init(&ct.lock, "clock-test");
+	ct.last = 0;
+	ct.backwards_local = ct.backwards_global = 0;
+	run_on_each_cpu(t, "timer-clock", 1, clock_reader, &ct);
+	KEXPECT_EQ(t, ct.backwards_local, 0);
+	KEXPECT_EQ(t, ct.backwards_global, 0);
+	KEXPECT(t, ct.last > 0);
+}
+
+static struct ktest_case timer_cases[] = {
+	KTEST_CASE(oneshot_fire_in_deadline_order),
+	KTEST_CASE(cancel_before_deadline),
+	KTEST_CASE_TIMEOUT(sleep_never_returns_early, 30000),
+	KTEST_CASE_TIMEOUT(clock_monotonic_all_cpus, 30000),
+	{ 0 },
+};
+KTEST_SUITE(timer, timer_cases);
