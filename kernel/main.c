@@ -109,6 +109,7 @@ void kmain(struct boot_info *bi)
 	cpus[0].online = true;
 	arch_irq_enable();
 	smp_boot(bi);
+	sched_init_smp();
 	start_main_thread(bi->cmdline);
 	cpu_idle_loop();
 }

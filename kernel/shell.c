@@ -80,7 +80,7 @@ static int cmd_cpus(int argc, char **argv)
 		     cpus_online(), page_free_count(), page_total_count());
 	shell_printf("  cpu  arch-id  online  timer-irqs        ipis  tasks\n");
 	for (int i = 0; i < ncpus; i++) {
-		struct cpu *c = cpu_of(i);
+		struct cpu *c = cpu_by_id(i);
 
 		/* Statistics read without locks: a snapshot, may be stale. */
 		shell_printf("  %3d  %7llu  %-6s  %10llu  %10llu  %5u\n", c->id,

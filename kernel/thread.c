@@ -20,10 +20,14 @@ void task_init_common(struct task *t, const char *name)
 {
 	unsigned long flags;
 
+	static const struct sched_attr normal = { .policy = SCHED_NORMAL };
+
 	strlcpy(t->name, name, sizeof(t->name));
 	spin_init(&t->pi_lock, "pi_lock");
-	list_init(&t->run_node);
 	t->sched_class = &fair_sched_class;
+	t->policy = SCHED_NORMAL;
+	t->static_prio = t->prio = NICE_TO_PRIO(0);
+	fair_set_params(t, &normal);
 	t->cpus_allowed = ~0ULL;
 	t->stack_slot = -1;
 	flags = spin_lock(&tasks_lock);
@@ -82,25 +86,53 @@ void task_trampoline(void *unused)
 	thread_exit(0);
 }
 
+int thread_spawn(struct task **out, const char *name, void (*fn)(void *),
+		 void *arg, const struct thread_opts *opts)
+{
+	static const struct thread_opts none;
+	uint64_t allowed;
+	struct task *t;
+	int err;
+
+	if (!opts)
+		opts = &none;
+	allowed = opts->affinity ? opts->affinity : ~0ULL;
+	if (!fn || !(allowed & cpus_online_mask()))
+		return -EINVAL;
+	t = task_alloc(name, fn, arg);
+	if (!t)
+		return -ENOMEM;
+	t->detached = opts->detached;
+	t->cpus_allowed = allowed;
+	/* Start from this CPU if allowed, else the first allowed one; the
+	 * class's select_task_rq makes the real choice. */
+	t->cpu = smp_processor_id();
+	while (!((allowed & cpus_online_mask()) >> t->cpu & 1))
+		t->cpu = (t->cpu + 1) % ncpus;
+	if (opts->attr) {
+		err = sched_setattr(t, opts->attr);
+		if (err) {
+			task_free(t);
+			return err;
+		}
+	}
+	if (out)
+		*out = t;
+	wake_up_new_task(t);
+	return 0;
+}
+
 static struct task *create(const char *name, void (*fn)(void *), void *arg,
 			   int cpu, bool detached)
 {
+	struct thread_opts o = { .detached = detached };
 	struct task *t;
 
-	if (cpu >= ncpus || (cpu >= 0 && !cpus[cpu].online) || !fn)
+	if (cpu >= ncpus || (cpu >= 0 && !cpus[cpu].online))
 		return NULL;
-	t = task_alloc(name, fn, arg);
-	if (!t)
-		return NULL;
-	t->detached = detached;
-	if (cpu >= 0) {
-		t->cpus_allowed = 1ULL << cpu;
-		t->cpu = cpu;
-	} else {
-		t->cpu = smp_processor_id();
-	}
-	wake_up_new_task(t);
-	return t;
+	if (cpu >= 0)
+		o.affinity = 1ULL << cpu;
+	return thread_spawn(&t, name, fn, arg, &o) ? NULL : t;
 }
 
 struct task *thread_create(const char *name, void (*fn)(void *), void *arg,
@@ -125,6 +157,7 @@ void thread_exit(int code)
 	self = this_cpu()->rq.curr;
 	if (self == this_cpu()->idle)
 		panic("the idle task of cpu%d called thread_exit", self->cpu);
+	/* INTEGRATION: if (self->policy == SCHED_DEADLINE) dl_task_dead(self); */
 	spin_lock_raw(&self->pi_lock);
 	self->exit_code = code;
 	WRITE_ONCE(self->state, TASK_DEAD);

@@ -106,7 +106,7 @@ static void check_on_every_cpu(struct ktest *t, enum how how)
 		struct check ck = { &clob, how, -1, 0 };
 		struct task *cl, *ch;
 
-		if (!cpu_of(cpu)->online)
+		if (!cpu_by_id(cpu)->online)
 			continue;
 		cl = thread_create("ctx-clobber", clobber_thread, &clob, cpu);
 		KASSERT(t, cl != NULL);

@@ -35,7 +35,7 @@ int run_on_each_cpu(struct ktest *t, const char *name, int per_cpu,
 		return 0;
 	}
 	for (int cpu = 0; cpu < ncpus; cpu++) {
-		if (!cpu_of(cpu)->online)
+		if (!cpu_by_id(cpu)->online)
 			continue;
 		for (int k = 0; k < per_cpu && n < PERCPU_MAX_THREADS; k++) {
 			struct percpu_start *s = &starts[n];
@@ -69,7 +69,7 @@ int online_cpus(void)
 	int n = 0;
 
 	for (int i = 0; i < ncpus; i++)
-		n += READ_ONCE(cpu_of(i)->online) ? 1 : 0;
+		n += READ_ONCE(cpu_by_id(i)->online) ? 1 : 0;
 	return n;
 }
 

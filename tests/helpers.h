@@ -25,7 +25,7 @@ int run_on_each_cpu(struct ktest *t, const char *name, int per_cpu,
 		    void (*fn)(struct percpu_work *w), void *data);
 
 /* Online CPUs (== cpus_online(), as a loop bound over cpu ids use ncpus
- * and check cpu_of(i)->online). */
+ * and check cpu_by_id(i)->online). */
 int online_cpus(void);
 
 /* Busy-wait (no sleep) for @ns nanoseconds of clock_ns(). */

@@ -32,7 +32,7 @@ static void check_this_cpu(struct percpu_work *w)
 {
 	struct cpu *c = this_cpu();
 
-	KEXPECT(w->t, c == cpu_of(w->cpu));
+	KEXPECT(w->t, c == cpu_by_id(w->cpu));
 	KEXPECT_EQ(w->t, c->id, w->cpu);
 	KEXPECT(w->t, c->self == c);
 }
@@ -48,12 +48,12 @@ static void timer_irqs_on_every_cpu(struct ktest *t)
 	static uint64_t before[NR_CPUS];
 
 	for (int i = 0; i < ncpus; i++)
-		before[i] = READ_ONCE(cpu_of(i)->nr_timer_irqs);
+		before[i] = READ_ONCE(cpu_by_id(i)->nr_timer_irqs);
 	sleep_ns(50 * NSEC_PER_MSEC);
 	for (int i = 0; i < ncpus; i++) {
-		uint64_t after = READ_ONCE(cpu_of(i)->nr_timer_irqs);
+		uint64_t after = READ_ONCE(cpu_by_id(i)->nr_timer_irqs);
 
-		if (!cpu_of(i)->online)
+		if (!cpu_by_id(i)->online)
 			continue;
 		if (after <= before[i])
 			ktest_fail(t, __FILE__, __LINE__,
@@ -88,7 +88,7 @@ static void ipi_sender(struct percpu_work *w)
 	for (int j = 0; j < ncpus; j++) {
 		struct ipi_req req = { w->cpu, j };
 
-		if (j == w->cpu || !cpu_of(j)->online)
+		if (j == w->cpu || !cpu_by_id(j)->online)
 			continue;
 		KEXPECT_EQ(w->t, smp_call(j, ipi_record, &req), 0);
 	}
@@ -103,15 +103,15 @@ static void ipi_between_every_pair(struct ktest *t)
 	memset((void *)ipi_seen, 0, sizeof(ipi_seen));
 	ipi_wrong_context = 0;
 	for (int i = 0; i < ncpus; i++)
-		ipis_before[i] = READ_ONCE(cpu_of(i)->nr_ipis);
+		ipis_before[i] = READ_ONCE(cpu_by_id(i)->nr_ipis);
 
 	run_on_each_cpu(t, "smp-ipi", 1, ipi_sender, NULL);
 
 	KEXPECT_EQ(t, ipi_wrong_context, 0);
 	for (int i = 0; i < ncpus; i++) {
 		for (int j = 0; j < ncpus; j++) {
-			int want = (i != j && cpu_of(i)->online &&
-				    cpu_of(j)->online) ? 1 : 0;
+			int want = (i != j && cpu_by_id(i)->online &&
+				    cpu_by_id(j)->online) ? 1 : 0;
 
 			if (ipi_seen[i][j] != want)
 				ktest_fail(t, __FILE__, __LINE__,
@@ -119,8 +119,8 @@ static void ipi_between_every_pair(struct ktest *t)
 					   "times, want %d", i, j,
 					   ipi_seen[i][j], want);
 		}
-		if (cpu_of(i)->online &&
-		    READ_ONCE(cpu_of(i)->nr_ipis) <= ipis_before[i])
+		if (cpu_by_id(i)->online &&
+		    READ_ONCE(cpu_by_id(i)->nr_ipis) <= ipis_before[i])
 			ktest_fail(t, __FILE__, __LINE__,
 				   "cpu%d nr_ipis did not grow", i);
 	}

@@ -172,7 +172,7 @@ static void trylock_other_cpu(struct ktest *t)
 	struct task *a, *b;
 
 	for (int i = 0; i < ncpus; i++) {
-		if (!cpu_of(i)->online)
+		if (!cpu_by_id(i)->online)
 			continue;
 		if (cpu_a < 0)
 			cpu_a = i;

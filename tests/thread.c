@@ -38,7 +38,7 @@ static void runs_on_requested_cpu(struct ktest *t)
 
 	for (int c = 0; c < ncpus; c++) {
 		th[c] = NULL;
-		if (!cpu_of(c)->online)
+		if (!cpu_by_id(c)->online)
 			continue;
 		p[c].want_cpu = c;
 		p[c].ran_on = -1;
@@ -103,7 +103,7 @@ static void return_from_fn_is_exit_zero(struct ktest *t)
 	for (int c = 0; c < ncpus; c++) {
 		struct task *th;
 
-		if (!cpu_of(c)->online)
+		if (!cpu_by_id(c)->online)
 			continue;
 		ran = 0;
 		th = thread_create("thread-return", returning_thread,
@@ -135,7 +135,7 @@ static void join_waits_for_exit(struct ktest *t)
 		struct slow s = { 0 };
 		struct task *th;
 
-		if (!cpu_of(c)->online)
+		if (!cpu_by_id(c)->online)
 			continue;
 		th = thread_create("thread-slow", slow_thread, &s, c);
 		KASSERT(t, th != NULL);

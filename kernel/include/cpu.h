@@ -42,7 +42,7 @@ struct cpu {
 extern struct cpu cpus[NR_CPUS];
 extern int ncpus;			/* CPUs present (from boot_info) */
 
-static inline struct cpu *cpu_of(int id) { return &cpus[id]; }
+static inline struct cpu *cpu_by_id(int id) { return &cpus[id]; }
 static inline int smp_processor_id(void) { return this_cpu()->id; }
 
 /* Number of CPUs that have come online. */

@@ -2,13 +2,11 @@
  * sched.h - tasks (kernel threads), runqueues and scheduling classes.
  *
  * Shape of Linux's kernel/sched: core.c is the mechanism, each policy is
- * one file ending with its struct sched_class.  This issue has one simple
- * class (fair.c, round robin) and the idle class (idle.c, a sentinel that
- * always has a task).  The next issues add stop, deadline and RT classes
- * and proxy execution: the runqueue already distinguishes the task whose
- * code runs (rq->curr, the execution context) from the task whose
- * scheduling parameters are used (rq->donor, the scheduling context).
- * Without proxy execution they are always equal.
+ * one file ending with its struct sched_class: stop_task.c, deadline.c,
+ * rt.c, fair.c, idle.c (a sentinel that always has a task).  The runqueue
+ * already distinguishes the task whose code runs (rq->curr, the execution
+ * context) from the task whose scheduling parameters are used (rq->donor,
+ * the scheduling context); until proxy execution they are always equal.
  */
 #ifndef SCHED_H
 #define SCHED_H
@@ -31,26 +29,72 @@ enum task_state {
 #define TASK_NAME_LEN 24
 #define TASK_STACK_PAGES STACK_PAGES	/* stack_layout.h */
 
+/* Scheduling policies (Linux's numbers) and their classes. */
+enum sched_policy {
+	SCHED_NORMAL = 0,	/* fair class, EEVDF */
+	SCHED_FIFO = 1,		/* RT class, run until block/yield/preempt */
+	SCHED_RR = 2,		/* RT class, round robin at rt_rr_slice_ns */
+	SCHED_DEADLINE = 6,	/* deadline class, EDF + CBS */
+};
+#define NICE_MIN (-20)
+#define NICE_MAX 19
+#define RT_PRIO_MIN 1		/* sched_attr.rt_priority: 1..99, higher wins */
+#define RT_PRIO_MAX 99
+#define MAX_RT_PRIO 100
+/*
+ * Effective priority, task->prio, on Linux's scale (lower is more
+ * important): -1 deadline, 0..99 RT (99 - rt_priority), 100..139 fair
+ * (120 + nice).  For display and RT queue indexing; classes compare their
+ * own parameters.
+ */
+#define DL_PRIO (-1)
+#define NICE_TO_PRIO(n) (120 + (n))
+
+/*
+ * struct sched_attr - what a task asks of the scheduler.  Fields that do
+ * not belong to @policy must be zero.  All times in nanoseconds.
+ */
+struct sched_attr {
+	int policy;			/* enum sched_policy */
+	int nice;			/* SCHED_NORMAL: NICE_MIN..NICE_MAX */
+	int rt_priority;		/* SCHED_FIFO/RR: RT_PRIO_MIN..RT_PRIO_MAX */
+	uint64_t slice_ns;		/* SCHED_NORMAL: EEVDF request, 0 = default */
+	uint64_t dl_runtime;		/* SCHED_DEADLINE: budget per period */
+	uint64_t dl_deadline;		/*   relative deadline */
+	uint64_t dl_period;		/*   period, 0 = dl_deadline */
+};
+
+#include "sched_fair.h"		/* struct sched_entity, struct cfs_rq */
+#include "sched_rt.h"		/* struct sched_rt_entity, struct rt_rq */
+#include "sched_dl.h"		/* struct sched_dl_entity, struct dl_rq */
+
 struct task {
 	struct arch_context ctx;	/* must stay first for asm offsets */
 	int tid;
 	char name[TASK_NAME_LEN];
 	volatile int state;		/* enum task_state */
 
-	/* Scheduling */
+	/* Scheduling: which class and with what (see sched_attr) */
 	const struct sched_class *sched_class;
+	int policy;			/* enum sched_policy */
+	int prio;			/* effective, Linux scale (above) */
+	int static_prio;		/* NICE_TO_PRIO(nice) */
+	int rt_priority;		/* 1..99 for FIFO/RR, else 0 */
+	struct sched_entity se;		/* fair class */
+	struct sched_rt_entity rt;	/* RT class */
+	struct sched_dl_entity dl;	/* deadline class */
+
 	int on_rq;			/* queued on cpu's runqueue (rq lock) */
 	volatile int on_cpu;		/* running, or still switching out;
 					   cleared with a release store after
 					   the switch (finish_task_switch) */
 	int cpu;			/* CPU whose runqueue has/had it */
 	uint64_t cpus_allowed;		/* affinity: bit n = may run on CPU n */
-	struct list_head run_node;	/* fair.c list (rq lock) */
-	uint64_t slice_end_ns;		/* fair.c: preempt after this */
-	uint64_t sum_exec_ns;		/* execution time charged to it */
+	uint64_t sum_exec_ns;		/* execution time: charged to the task
+					   that ran (rq->curr) */
 	uint64_t exec_start_ns;		/* when it last started running */
 	uint64_t nr_switches;
-	int prio;			/* reserved for the classes to come */
+	uint64_t nr_migrations;
 
 	/* Wakeup serialisation (Linux's p->pi_lock). */
 	spinlock_t pi_lock;
@@ -71,44 +115,91 @@ struct task {
 
 /*
  * struct rq - one CPU's runqueue.  Every field is protected by rq->lock.
+ * Two runqueues are locked in CPU-id order (double_rq_lock()).
  */
 struct rq {
 	spinlock_t lock;
 	struct cpu *cpu;
 	struct task *curr;		/* execution context: code running */
-	struct task *donor;		/* scheduling context (== curr here) */
+	struct task *donor;		/* scheduling context (== curr until
+					   proxy execution) */
 	struct task *idle;
-	unsigned nr_running;		/* queued tasks, idle excluded */
-	struct list_head fair_queue;	/* fair.c: FIFO of runnable tasks */
+	struct task *stop;		/* this CPU's stopper (stop class) */
+	unsigned nr_running;		/* queued tasks of every class, idle
+					   excluded; classes keep it with
+					   add_nr_running/sub_nr_running */
+	struct cfs_rq cfs;
+	struct rt_rq rt;
+	struct dl_rq dl;
 	uint64_t clock_ns;		/* updated by update_rq_clock() */
 	uint64_t nr_switches;
 	struct task *prev;		/* set across a switch, see core.c */
 };
 
 /*
- * struct sched_class - one scheduling policy.  Classes are linked from the
- * highest (idle last); pick walks them in order and idle always returns a
- * task.  Every op is called with rq->lock held and interrupts disabled.
+ * struct sched_class - one scheduling policy.  Classes are ordered stop >
+ * deadline > RT > fair > idle (sched_classes[] in core.c); the pick walks
+ * them in order and idle always returns a task.  Unless noted, every op is
+ * called with rq->lock held and interrupts disabled.
+ *
+ * Contexts: rq->curr is the task whose code runs, rq->donor the task whose
+ * scheduling parameters are in force.  Class decisions (tick, preemption,
+ * slices, budgets, push/pull) use the donor; execution facts (affinity,
+ * "is it on a CPU") use curr.
  */
 struct sched_class {
 	const char *name;
-	const struct sched_class *next;	/* lower priority class */
+	/* Optional.  Initialise this class's part of @rq (rq->cfs / rt /
+	 * dl), once per CPU at boot, before any task is queued.  No lock. */
+	void (*init_rq)(struct rq *rq);
+	/* Make @p runnable on @rq / take it off (ENQUEUE_*, DEQUEUE_*). */
 	void (*enqueue_task)(struct rq *rq, struct task *p, int flags);
 	void (*dequeue_task)(struct rq *rq, struct task *p, int flags);
+	/* rq->donor gives up the CPU voluntarily (yield()). */
 	void (*yield_task)(struct rq *rq);
-	/* Should @p (just woken on rq) preempt rq->donor? */
+	/* @p of this class was just queued on @rq; preempt rq->donor
+	 * (resched_curr) if it should.  Only called when p and the donor are
+	 * of the same class; a higher class always preempts. */
 	void (*wakeup_preempt)(struct rq *rq, struct task *p);
+	/* Return the task to run next, or NULL; does not dequeue it. */
 	struct task *(*pick_next_task)(struct rq *rq);
+	/* @p stops being the running task (it may stay queued). */
 	void (*put_prev_task)(struct rq *rq, struct task *p);
+	/* @p becomes the running task (it was just picked, or changed). */
 	void (*set_next_task)(struct rq *rq, struct task *p);
+	/* Timer tick while @p (rq->donor) runs. */
 	void (*task_tick)(struct rq *rq, struct task *p);
-	/* Choose a CPU for a waking/new task; caller holds p->pi_lock only. */
-	int (*select_task_rq)(struct task *p, int prev_cpu);
+	/* Charge @delta ns of scheduling-context time to @donor: virtual
+	 * runtime, deadline budget, RR slice.  Called by update_curr() right
+	 * after update_curr_common() charged execution time to rq->curr. */
+	void (*update_curr)(struct rq *rq, struct task *donor, uint64_t delta);
+	/* Choose a CPU for a waking/new task.  Caller holds p->pi_lock only
+	 * (no rq lock); lockless peeks at other runqueues are fine.
+	 * @flags: ENQUEUE_WAKEUP or ENQUEUE_NEW. */
+	int (*select_task_rq)(struct task *p, int prev_cpu, int flags);
+	/* Optional.  Before the pick, with prev still rq->curr: pull work
+	 * from other CPUs (RT/DL pull, fair newidle balance).  May drop and
+	 * retake rq->lock. */
+	void (*balance)(struct rq *rq, struct task *prev);
+	/* Optional.  @p was woken onto @rq and did not preempt: push tasks
+	 * elsewhere if rq is overloaded (RT/DL push). */
+	void (*task_woken)(struct rq *rq, struct task *p);
+	/* Optional.  sched_setattr() moved @p into / out of this class, or
+	 * changed its parameters within it; @p is queued again (if it was)
+	 * with its new parameters.  Decide preemption, push/pull. */
+	void (*switched_to)(struct rq *rq, struct task *p);
+	void (*switched_from)(struct rq *rq, struct task *p);
+	void (*prio_changed)(struct rq *rq, struct task *p);
+	/* Optional.  @p's affinity changed to @mask (p->pi_lock and rq->lock
+	 * held, p dequeued if it was queued). */
+	void (*set_cpus_allowed)(struct task *p, uint64_t mask);
 };
 
+extern const struct sched_class stop_sched_class;
+extern const struct sched_class dl_sched_class;
+extern const struct sched_class rt_sched_class;
 extern const struct sched_class fair_sched_class;
 extern const struct sched_class idle_sched_class;
-#define sched_class_highest (&fair_sched_class)
 
 /* ---- Thread API (kernel/thread.c) ---------------------------------- */
 
@@ -122,6 +213,19 @@ struct task *thread_create(const char *name, void (*fn)(void *), void *arg,
 			   int cpu);
 struct task *thread_create_detached(const char *name, void (*fn)(void *),
 				    void *arg, int cpu);
+/*
+ * Create a thread with scheduling attributes and an affinity mask (0: all
+ * CPUs), optionally detached.  Stores the task in *@out.  Returns 0,
+ * -EINVAL (bad attributes, or no online CPU in @affinity), -EBUSY
+ * (deadline admission refused) or -ENOMEM.  Task context.
+ */
+struct thread_opts {
+	const struct sched_attr *attr;	/* NULL: SCHED_NORMAL, nice 0 */
+	uint64_t affinity;		/* 0: every CPU */
+	bool detached;
+};
+int thread_spawn(struct task **out, const char *name, void (*fn)(void *),
+		 void *arg, const struct thread_opts *opts);
 /* End the calling thread with @code.  Never returns.  Returning from fn
  * is thread_exit(0). */
 void thread_exit(int code) __noreturn;
@@ -136,6 +240,7 @@ struct task *current(void);
 
 void sched_init(void);		/* boot CPU, once */
 void sched_init_cpu(struct cpu *c);	/* each CPU: rq + idle task */
+void sched_init_smp(void);	/* boot CPU, after smp_boot: stoppers */
 void schedule(void);		/* pick and switch; task context */
 void yield(void);
 /* Sleep for at least @ns nanoseconds.  Task context. */
@@ -148,6 +253,21 @@ void sleep_ns(uint64_t ns);
  * an IPI_RESCHED when the woken task should preempt.
  */
 bool wake_up(struct task *p);
+/*
+ * Change @p's policy and parameters (see struct sched_attr).  Takes
+ * effect at once, also for a running or queued task.  Returns 0, -EINVAL
+ * for an invalid or inconsistent attribute (never clamped), -EBUSY when
+ * deadline admission control refuses the bandwidth.  Task context.
+ */
+int sched_setattr(struct task *p, const struct sched_attr *attr);
+void sched_getattr(struct task *p, struct sched_attr *attr);
+/*
+ * Restrict @p to the CPUs in @mask.  A task running or queued on a CPU
+ * outside the mask is moved (by the stop class when it is running) before
+ * this returns.  -EINVAL if @mask has no online CPU.  Task context.
+ */
+int sched_setaffinity(struct task *p, uint64_t mask);
+
 /* Enter the idle loop of this CPU; used by kmain/secondary_main. */
 void cpu_idle_loop(void) __noreturn;
 

@@ -1,13 +1,14 @@
 /*
  * core.c - the scheduler mechanism: runqueues, __schedule, wakeups,
- * preemption and the tick.  Policy lives in the class files (fair.c,
- * idle.c; the stop, deadline and RT classes come next).
+ * migration, preemption and the tick.  Policy lives in the class files:
+ * stop_task.c, deadline.c, rt.c, fair.c, idle.c; setting a task's
+ * policy and affinity is in setattr.c.
  *
  * Execution vs scheduling context: rq->curr is the task whose code runs,
  * rq->donor the task whose class and parameters drive decisions.  Until
  * proxy execution lands they are the same task, but every use below
- * already says which one it means: accounting of execution time goes to
- * curr, class decisions (tick, preemption) read donor.
+ * already says which one it means: execution time goes to curr, class
+ * decisions (tick, preemption, scheduling-context time) read donor.
  *
  * Sleeping, as in Linux:
  *
@@ -31,6 +32,24 @@
 #include "string.h"
 #include "printf.h"
 
+/* The classes, highest first: the one place their order is written. */
+const struct sched_class *const sched_classes[] = {
+	&stop_sched_class,
+	/* INTEGRATION: &dl_sched_class, &rt_sched_class, */
+	&fair_sched_class,
+	&idle_sched_class,
+	NULL
+};
+
+const struct sched_class *policy_class(int policy)
+{
+	switch (policy) {
+	case SCHED_NORMAL:
+		return &fair_sched_class;
+	}
+	return NULL;	/* INTEGRATION: RT and deadline */
+}
+
 struct task *current(void)
 {
 	unsigned long flags = arch_irq_save();	/* no migration mid-read */
@@ -42,7 +61,9 @@ struct task *current(void)
 
 bool sched_class_above(const struct sched_class *a, const struct sched_class *b)
 {
-	for (const struct sched_class *c = sched_class_highest; c; c = c->next) {
+	const struct sched_class *c;
+
+	for_each_class(c) {
 		if (c == b)
 			return false;
 		if (c == a)
@@ -51,14 +72,19 @@ bool sched_class_above(const struct sched_class *a, const struct sched_class *b)
 	return false;
 }
 
-uint64_t task_cpus_online(struct task *p)
+uint64_t cpus_online_mask(void)
 {
 	uint64_t online = 0;
 
 	for (int i = 0; i < ncpus; i++)
 		if (READ_ONCE(cpus[i].online))
 			online |= 1ULL << i;
-	return p->cpus_allowed & online;
+	return online;
+}
+
+uint64_t task_cpus_online(struct task *p)
+{
+	return p->cpus_allowed & cpus_online_mask();
 }
 
 struct rq *task_rq_lock(struct task *p)
@@ -73,6 +99,50 @@ struct rq *task_rq_lock(struct task *p)
 	}
 }
 
+void double_rq_lock(struct rq *a, struct rq *b)
+{
+	if (a == b) {
+		spin_lock_raw(&a->lock);
+	} else if (cpu_of(a) < cpu_of(b)) {
+		spin_lock_raw(&a->lock);
+		spin_lock_raw(&b->lock);
+	} else {
+		spin_lock_raw(&b->lock);
+		spin_lock_raw(&a->lock);
+	}
+}
+
+void double_rq_unlock(struct rq *a, struct rq *b)
+{
+	spin_unlock_raw(&a->lock);
+	if (a != b)
+		spin_unlock_raw(&b->lock);
+}
+
+bool double_lock_balance(struct rq *this_rq, struct rq *busiest)
+{
+	unsigned long flags;
+
+	BUG_ON(this_rq == busiest);
+	if (spin_trylock(&busiest->lock, &flags)) {
+		/* Irqs are already off: the saved state says so too. */
+		return false;
+	}
+	if (cpu_of(busiest) > cpu_of(this_rq)) {
+		spin_lock_raw(&busiest->lock);
+		return false;
+	}
+	spin_unlock_raw(&this_rq->lock);
+	double_rq_lock(this_rq, busiest);
+	return true;
+}
+
+void double_unlock_balance(struct rq *this_rq, struct rq *busiest)
+{
+	(void)this_rq;
+	spin_unlock_raw(&busiest->lock);
+}
+
 void resched_curr(struct rq *rq)
 {
 	struct cpu *c = rq->cpu;
@@ -84,26 +154,37 @@ void resched_curr(struct rq *rq)
 		smp_send(c->id, IPI_RESCHED);
 }
 
-static void update_rq_clock(struct rq *rq)
+void update_rq_clock(struct rq *rq)
 {
 	rq->clock_ns = clock_ns();
 }
 
 /*
- * The one accounting path for every class: charge the execution time
- * since the last update to rq->curr (the task that ran).  Classes charge
- * scheduling-context time (slices, budgets, virtual time) to rq->donor in
- * their own hooks; with proxy execution those are different tasks.
+ * The one accounting path for every class.  Execution time since the
+ * last update goes to rq->curr, the task that ran; the same delta of
+ * scheduling-context time (virtual runtime, deadline budget, RR slice)
+ * goes to rq->donor through its class.  With proxy execution those are
+ * different tasks, which is why the two charges are separate by name.
  */
-static void update_curr_common(struct rq *rq)
+static uint64_t update_curr_common(struct rq *rq)
 {
 	struct task *curr = rq->curr;
 	int64_t delta = (int64_t)(rq->clock_ns - curr->exec_start_ns);
 
 	if (delta <= 0)
-		return;
+		return 0;
 	curr->exec_start_ns = rq->clock_ns;
 	curr->sum_exec_ns += delta;
+	return delta;
+}
+
+void update_curr(struct rq *rq)
+{
+	uint64_t delta = update_curr_common(rq);
+	struct task *donor = rq->donor;
+
+	if (delta && donor->sched_class->update_curr)
+		donor->sched_class->update_curr(rq, donor, delta);
 }
 
 static void activate_task(struct rq *rq, struct task *p, int flags)
@@ -118,8 +199,19 @@ static void deactivate_task(struct rq *rq, struct task *p, int flags)
 	p->sched_class->dequeue_task(rq, p, flags);
 }
 
-/* Should @p, just queued on @rq, preempt what rq runs?  rq->lock held. */
-static void wakeup_preempt(struct rq *rq, struct task *p)
+void move_queued_task(struct rq *src, struct rq *dst, struct task *p)
+{
+	BUG_ON(!p->on_rq || task_on_cpu(src, p) || src->donor == p);
+	if (!((p->cpus_allowed >> cpu_of(dst)) & 1))
+		panic("move_queued_task: %s may not run on cpu%d (affinity %#llx)",
+		      p->name, cpu_of(dst), (unsigned long long)p->cpus_allowed);
+	deactivate_task(src, p, DEQUEUE_MIGRATE);
+	WRITE_ONCE(p->cpu, cpu_of(dst));
+	p->nr_migrations++;
+	activate_task(dst, p, ENQUEUE_MIGRATED);
+}
+
+void wakeup_preempt_rq(struct rq *rq, struct task *p)
 {
 	struct task *donor = rq->donor;
 
@@ -129,10 +221,23 @@ static void wakeup_preempt(struct rq *rq, struct task *p)
 		p->sched_class->wakeup_preempt(rq, p);
 }
 
+/*
+ * Pick what runs next.  Classes with a ->balance op at or above prev's
+ * class may first pull work from other CPUs (which can drop rq->lock, so
+ * it happens before prev is put back).
+ */
 static struct task *pick_next_task(struct rq *rq, struct task *prev)
 {
+	const struct sched_class *c;
+
+	for_each_class(c) {
+		if (c->balance)
+			c->balance(rq, prev);
+		if (c == prev->sched_class)
+			break;
+	}
 	prev->sched_class->put_prev_task(rq, prev);
-	for (const struct sched_class *c = sched_class_highest; c; c = c->next) {
+	for_each_class(c) {
 		struct task *p = c->pick_next_task(rq);
 
 		if (p) {
@@ -140,7 +245,7 @@ static struct task *pick_next_task(struct rq *rq, struct task *prev)
 			return p;
 		}
 	}
-	panic("pick_next_task: no task, not even idle, on cpu%d", rq->cpu->id);
+	panic("pick_next_task: no task, not even idle, on cpu%d", cpu_of(rq));
 }
 
 void finish_task_switch(void)
@@ -172,7 +277,7 @@ static void __schedule(bool preempt)
 
 	spin_lock_raw(&rq->lock);
 	update_rq_clock(rq);
-	update_curr_common(rq);
+	update_curr(rq);
 	if (!preempt && prev->state != TASK_RUNNING)
 		deactivate_task(rq, prev, DEQUEUE_SLEEP);
 	next = pick_next_task(rq, prev);
@@ -210,6 +315,8 @@ void yield(void)
 	struct rq *rq = this_rq();
 
 	spin_lock_raw(&rq->lock);
+	update_rq_clock(rq);
+	update_curr(rq);
 	rq->donor->sched_class->yield_task(rq);
 	spin_unlock_raw(&rq->lock);
 	arch_irq_restore(flags);
@@ -217,6 +324,29 @@ void yield(void)
 }
 
 /* ---- Wakeups ------------------------------------------------------- */
+
+/* Enqueue @p on @rq and decide preemption.  rq->lock held. */
+static void ttwu_activate(struct rq *rq, struct task *p, int flags)
+{
+	update_rq_clock(rq);
+	activate_task(rq, p, flags);
+	WRITE_ONCE(p->state, TASK_RUNNING);
+	wakeup_preempt_rq(rq, p);
+	if (!READ_ONCE(rq->cpu->need_resched) && p->sched_class->task_woken)
+		p->sched_class->task_woken(rq, p);
+}
+
+static int select_cpu(struct task *p, int flags)
+{
+	int cpu = p->sched_class->select_task_rq(p, p->cpu, flags);
+
+	/* A class may only choose inside the affinity; a bug otherwise. */
+	if (cpu < 0 || cpu >= ncpus || !((task_cpus_online(p) >> cpu) & 1))
+		panic("%s class chose cpu%d for %s (allowed %#llx)",
+		      p->sched_class->name, cpu, p->name,
+		      (unsigned long long)task_cpus_online(p));
+	return cpu;
+}
 
 bool wake_up(struct task *p)
 {
@@ -241,17 +371,17 @@ bool wake_up(struct task *p)
 		spin_unlock_raw(&rq->lock);
 	}
 	/* Dequeued; it may still be switching out on its old CPU.  Only
-	 * after on_cpu drops are its registers saved and may it move. */
+	 * after on_cpu drops are its registers saved and may it move.  This
+	 * is the one place a woken task changes CPU. */
 	while (smp_load_acquire(&p->on_cpu))
 		arch_cpu_relax();
-	cpu = p->sched_class->select_task_rq(p, p->cpu);
+	cpu = select_cpu(p, ENQUEUE_WAKEUP);
 	rq = cpu_rq(cpu);
 	spin_lock_raw(&rq->lock);
+	if (p->cpu != cpu)
+		p->nr_migrations++;
 	WRITE_ONCE(p->cpu, cpu);
-	update_rq_clock(rq);
-	activate_task(rq, p, ENQUEUE_WAKEUP);
-	WRITE_ONCE(p->state, TASK_RUNNING);
-	wakeup_preempt(rq, p);
+	ttwu_activate(rq, p, ENQUEUE_WAKEUP);
 	spin_unlock_raw(&rq->lock);
 	spin_unlock(&p->pi_lock, flags);
 	return true;
@@ -260,15 +390,12 @@ bool wake_up(struct task *p)
 void wake_up_new_task(struct task *p)
 {
 	unsigned long flags = spin_lock(&p->pi_lock);
-	int cpu = p->sched_class->select_task_rq(p, p->cpu);
+	int cpu = select_cpu(p, ENQUEUE_NEW);
 	struct rq *rq = cpu_rq(cpu);
 
 	spin_lock_raw(&rq->lock);
 	p->cpu = cpu;
-	p->state = TASK_RUNNING;
-	update_rq_clock(rq);
-	activate_task(rq, p, ENQUEUE_NEW);
-	wakeup_preempt(rq, p);
+	ttwu_activate(rq, p, ENQUEUE_NEW);
 	spin_unlock_raw(&rq->lock);
 	spin_unlock(&p->pi_lock, flags);
 }
@@ -359,9 +486,10 @@ void scheduler_tick(void)
 
 	spin_lock_raw(&rq->lock);
 	update_rq_clock(rq);
-	update_curr_common(rq);
+	update_curr(rq);
 	rq->donor->sched_class->task_tick(rq, rq->donor);
 	spin_unlock_raw(&rq->lock);
+	fair_trigger_load_balance(rq);
 }
 
 /* ---- Setup ----------------------------------------------------------- */
@@ -374,7 +502,6 @@ void sched_init_cpu(struct cpu *c)
 
 	spin_init(&rq->lock, "rq");
 	rq->cpu = c;
-	list_init(&rq->fair_queue);
 	if (c->id == 0 && rq->curr) {
 		idle = rq->curr;		/* the boot context, see sched_init */
 	} else {
@@ -389,6 +516,21 @@ void sched_init_cpu(struct cpu *c)
 	idle->on_cpu = 1;
 	idle->state = TASK_RUNNING;
 	c->idle = rq->idle = rq->curr = rq->donor = idle;
+	{
+		const struct sched_class *cl;
+
+		for_each_class(cl)
+			if (cl->init_rq)
+				cl->init_rq(rq);
+	}
+}
+
+/* After the other CPUs are up: their stoppers.  Boot CPU. */
+void sched_init_smp(void)
+{
+	for (int i = 0; i < ncpus; i++)
+		if (cpus[i].online)
+			stop_init_cpu(&cpus[i]);
 }
 
 void sched_init(void)

@@ -1,80 +1,83 @@
 /*
- * fair.c - the placeholder time-sharing class: round robin.
- *
- * Runnable tasks wait in rq->fair_queue in FIFO order; the running task
- * is taken off the queue (set_next_task) and put back at the tail when it
- * stops running (put_prev_task), so every task gets FAIR_SLICE_NS in
- * turn.  No wakeup preemption among fair tasks.  The next issue replaces
- * this file with EEVDF; the ops and their locking stay as they are.
+ * fair.c - TEMPORARY round robin adapted to the issue-3 ops; EEVDF next.
  */
 #include "internal.h"
 
-/* rq->lock held for every op below. */
+#define FAIR_SLICE_NS (3 * NSEC_PER_MSEC)
+
+static void init_rq_fair(struct rq *rq)
+{
+	list_init(&rq->cfs.queue);
+	rq->cfs.nr_running = 0;
+}
 
 static void enqueue_task_fair(struct rq *rq, struct task *p, int flags)
 {
 	(void)flags;
-	list_add_tail(&p->run_node, &rq->fair_queue);
-	rq->nr_running++;
+	if (rq->curr != p)
+		list_add_tail(&p->se.rr_node, &rq->cfs.queue);
+	rq->cfs.nr_running++;
+	add_nr_running(rq, 1);
 }
 
 static void dequeue_task_fair(struct rq *rq, struct task *p, int flags)
 {
 	(void)flags;
-	list_del_init(&p->run_node);	/* no-op for the running task */
-	rq->nr_running--;
+	list_del_init(&p->se.rr_node);
+	rq->cfs.nr_running--;
+	sub_nr_running(rq, 1);
 }
 
 static void yield_task_fair(struct rq *rq)
 {
-	rq->donor->slice_end_ns = 0;
+	rq->donor->se.slice_end_ns = 0;
 }
 
 static void wakeup_preempt_fair(struct rq *rq, struct task *p)
 {
 	(void)rq;
-	(void)p;	/* round robin: the woken task waits for its turn */
+	(void)p;
 }
 
 static struct task *pick_next_task_fair(struct rq *rq)
 {
-	if (list_empty(&rq->fair_queue))
+	if (list_empty(&rq->cfs.queue))
 		return NULL;
-	return list_first_entry(&rq->fair_queue, struct task, run_node);
+	return list_first_entry(&rq->cfs.queue, struct task, se.rr_node);
 }
 
 static void put_prev_task_fair(struct rq *rq, struct task *p)
 {
 	if (p->on_rq)
-		list_add_tail(&p->run_node, &rq->fair_queue);
+		list_add_tail(&p->se.rr_node, &rq->cfs.queue);
 }
 
 static void set_next_task_fair(struct rq *rq, struct task *p)
 {
-	list_del_init(&p->run_node);
-	p->slice_end_ns = rq->clock_ns + FAIR_SLICE_NS;
+	list_del_init(&p->se.rr_node);
+	p->se.slice_end_ns = rq->clock_ns + FAIR_SLICE_NS;
 }
 
 static void task_tick_fair(struct rq *rq, struct task *p)
 {
-	if (rq->clock_ns >= p->slice_end_ns && !list_empty(&rq->fair_queue))
+	if (rq->clock_ns >= p->se.slice_end_ns && !list_empty(&rq->cfs.queue))
 		resched_curr(rq);
 }
 
-/*
- * Where should @p run?  Its previous CPU if that is idle, otherwise the
- * allowed CPU with the fewest runnable tasks.  Lockless reads of other
- * runqueues: a heuristic, not a promise.  p->pi_lock held.
- */
-static int select_task_rq_fair(struct task *p, int prev_cpu)
+static void update_curr_fair(struct rq *rq, struct task *donor, uint64_t delta)
+{
+	(void)rq;
+	(void)donor;
+	(void)delta;
+}
+
+static int select_task_rq_fair(struct task *p, int prev_cpu, int flags)
 {
 	uint64_t allowed = task_cpus_online(p);
 	int best = -1;
 	unsigned best_load = ~0U;
 
-	if (!allowed)
-		panic("task %s has no online CPU in its affinity %#llx",
-		      p->name, (unsigned long long)p->cpus_allowed);
+	(void)flags;
 	if ((allowed >> prev_cpu) & 1) {
 		struct rq *rq = cpu_rq(prev_cpu);
 
@@ -95,9 +98,19 @@ static int select_task_rq_fair(struct task *p, int prev_cpu)
 	return best;
 }
 
+void fair_set_params(struct task *p, const struct sched_attr *attr)
+{
+	p->se.slice = attr->slice_ns;
+}
+
+void fair_trigger_load_balance(struct rq *rq)
+{
+	(void)rq;
+}
+
 const struct sched_class fair_sched_class = {
 	.name = "fair",
-	.next = &idle_sched_class,
+	.init_rq = init_rq_fair,
 	.enqueue_task = enqueue_task_fair,
 	.dequeue_task = dequeue_task_fair,
 	.yield_task = yield_task_fair,
@@ -106,5 +119,6 @@ const struct sched_class fair_sched_class = {
 	.put_prev_task = put_prev_task_fair,
 	.set_next_task = set_next_task_fair,
 	.task_tick = task_tick_fair,
+	.update_curr = update_curr_fair,
 	.select_task_rq = select_task_rq_fair,
 };

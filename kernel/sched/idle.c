@@ -28,15 +28,15 @@ static struct task *pick_next_task_idle(struct rq *rq)
 	return rq->idle;
 }
 
-static int select_task_rq_idle(struct task *p, int prev_cpu)
+static int select_task_rq_idle(struct task *p, int prev_cpu, int flags)
 {
 	(void)p;
+	(void)flags;
 	return prev_cpu;
 }
 
 const struct sched_class idle_sched_class = {
 	.name = "idle",
-	.next = NULL,
 	.enqueue_task = enqueue_task_idle,
 	.dequeue_task = dequeue_task_idle,
 	.yield_task = nop_rq,

@@ -2,8 +2,10 @@
  * internal.h - what the scheduler's files share and nothing else sees
  * (Linux's kernel/sched/sched.h).
  *
- * Lock order, outermost first: task->pi_lock -> rq->lock (one at a time;
- * two runqueues are locked in CPU-id order) -> timer queue locks.
+ * Lock order, outermost first:
+ *   task->pi_lock -> rq->lock (two runqueues: lower CPU id first, see
+ *   double_rq_lock) -> timer queue locks
+ * Class ops run with rq->lock held and interrupts disabled.
  */
 #ifndef SCHED_INTERNAL_H
 #define SCHED_INTERNAL_H
@@ -11,27 +13,92 @@
 #include "cpu.h"
 
 /* enqueue/dequeue flags */
-#define ENQUEUE_WAKEUP 0x1	/* the task is waking up */
-#define ENQUEUE_NEW 0x2		/* first enqueue of a new task */
-#define DEQUEUE_SLEEP 0x1	/* the task is going to sleep */
-
-#define FAIR_SLICE_NS (8 * NSEC_PER_MSEC)
+#define ENQUEUE_WAKEUP 0x01	/* the task is waking up */
+#define ENQUEUE_NEW 0x02	/* first enqueue of a new task */
+#define ENQUEUE_RESTORE 0x04	/* back after a parameter change */
+#define ENQUEUE_MIGRATED 0x08	/* arrives from another CPU */
+#define DEQUEUE_SLEEP 0x01	/* the task is going to sleep */
+#define DEQUEUE_SAVE 0x04	/* out for a parameter change, comes back */
+#define DEQUEUE_MIGRATE 0x08	/* leaves for another CPU */
 
 static inline struct rq *cpu_rq(int cpu) { return &cpus[cpu].rq; }
 static inline struct rq *this_rq(void) { return &this_cpu()->rq; }
+static inline int cpu_of(struct rq *rq) { return rq->cpu->id; }
+static inline bool task_on_cpu(struct rq *rq, struct task *p) { return rq->curr == p; }
 
+/* Classes in order, highest first; NULL terminated.  for_each_class. */
+extern const struct sched_class *const sched_classes[];
+#define for_each_class(c) \
+	for (const struct sched_class *const *__c = sched_classes; (c = *__c); __c++)
 /* True if class @a ranks above class @b. */
 bool sched_class_above(const struct sched_class *a, const struct sched_class *b);
+/* The class a policy belongs to. */
+const struct sched_class *policy_class(int policy);
 
 /* Ask rq's CPU to reschedule (IPI if remote).  rq->lock held. */
 void resched_curr(struct rq *rq);
+void update_rq_clock(struct rq *rq);
+/* Charge time since the last update: execution time to rq->curr
+ * (update_curr_common), scheduling-context time to rq->donor (the
+ * donor's class ->update_curr).  rq->lock held. */
+void update_curr(struct rq *rq);
+
+static inline void add_nr_running(struct rq *rq, unsigned n) { rq->nr_running += n; }
+static inline void sub_nr_running(struct rq *rq, unsigned n) { rq->nr_running -= n; }
 
 /* Lock the runqueue @p is on, coping with @p moving meanwhile.  Irqs
  * must be disabled. */
 struct rq *task_rq_lock(struct task *p);
 
+/* Lock two runqueues in CPU-id order (a == b allowed).  Irqs disabled. */
+void double_rq_lock(struct rq *a, struct rq *b);
+void double_rq_unlock(struct rq *a, struct rq *b);
+/*
+ * With this_rq locked, also lock @busiest.  If that needs this_rq's lock
+ * dropped (to keep the CPU-id order), it is dropped and retaken: returns
+ * true, and the caller must recheck what it saw under the lock.
+ */
+bool double_lock_balance(struct rq *this_rq, struct rq *busiest);
+void double_unlock_balance(struct rq *this_rq, struct rq *busiest);
+
+/*
+ * Move @p, queued on @src and not running there, to @dst.  Both locks
+ * held.  Checks that @dst is in p's affinity (panics otherwise: a caller
+ * bug).  Does not decide preemption on @dst: call wakeup_preempt_rq().
+ */
+void move_queued_task(struct rq *src, struct rq *dst, struct task *p);
+/* @p was just queued on @rq: preempt rq->donor if p should run first. */
+void wakeup_preempt_rq(struct rq *rq, struct task *p);
+
 /* CPUs @p may run on that are online. */
 uint64_t task_cpus_online(struct task *p);
+/* Online CPUs. */
+uint64_t cpus_online_mask(void);
+
+/* ---- Exports of the class files to core.c ---------------------------- */
+
+/* fair.c: set p->se's weight from p->static_prio and the requested
+ * slice (attr->slice_ns already stored by the caller). */
+void fair_set_params(struct task *p, const struct sched_attr *attr);
+/* fair.c: periodic load balancing, from the tick of every CPU. */
+void fair_trigger_load_balance(struct rq *rq);
+/* rt.c: p->prio/rt_priority are set; nothing else to do for now. */
+/* deadline.c: check and account @attr's bandwidth for @p (0 or -EBUSY;
+ * also releases p's old bandwidth when it leaves SCHED_DEADLINE), and copy
+ * the parameters into p->dl. */
+int dl_admit(struct task *p, const struct sched_attr *attr);
+void dl_set_params(struct task *p, const struct sched_attr *attr);
+/* deadline.c: a deadline task exits: give its bandwidth back. */
+void dl_task_dead(struct task *p);
+
+/* stop_task.c: run fn(arg) on @cpu with nothing else running there, and
+ * wait for it.  Task context.  Returns fn's result. */
+int stop_one_cpu(int cpu, int (*fn)(void *), void *arg);
+/* Run fn(arg) once, on the calling CPU, while every other online CPU
+ * spins with interrupts off in its stopper: a consistent snapshot.
+ * Task context. */
+int stop_machine(int (*fn)(void *), void *arg);
+void stop_init_cpu(struct cpu *c);
 
 /* thread.c */
 void task_init_common(struct task *t, const char *name);	/* + all_tasks */

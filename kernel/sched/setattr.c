@@ -1,0 +1,225 @@
+/*
+ * setattr.c - changing a task's policy, parameters and affinity at run
+ * time (Linux's kernel/sched/syscalls.c): sched_setattr, sched_getattr,
+ * sched_setaffinity.
+ *
+ * A parameter change follows Linux's "dequeue, change, enqueue" pattern:
+ * with p->pi_lock and its rq->lock held, the task is taken out of its
+ * class (DEQUEUE_SAVE, and put_prev_task if it is running), its fields
+ * change, it goes back (ENQUEUE_RESTORE / set_next_task), and the CPU
+ * reschedules so the pick sees the new order.
+ */
+#include "internal.h"
+
+
+#define SLICE_MIN_NS (100 * NSEC_PER_USEC)
+#define SLICE_MAX_NS (100 * NSEC_PER_MSEC)
+#define DL_RUNTIME_MIN_NS 1024ULL		/* as Linux: 1 << DL_SCALE */
+#define DL_PERIOD_MAX_NS (4 * NSEC_PER_SEC)	/* as Linux's default limit */
+
+/* Every rule an attribute must satisfy; never clamps. */
+static int attr_valid(const struct sched_attr *a)
+{
+	bool no_dl = !a->dl_runtime && !a->dl_deadline && !a->dl_period;
+
+	switch (a->policy) {
+	case SCHED_NORMAL:
+		if (a->nice < NICE_MIN || a->nice > NICE_MAX || a->rt_priority || !no_dl)
+			return -EINVAL;
+		if (a->slice_ns && (a->slice_ns < SLICE_MIN_NS || a->slice_ns > SLICE_MAX_NS))
+			return -EINVAL;
+		return 0;
+	case SCHED_FIFO:
+	case SCHED_RR:
+		if (a->rt_priority < RT_PRIO_MIN || a->rt_priority > RT_PRIO_MAX ||
+		    a->nice || a->slice_ns || !no_dl)
+			return -EINVAL;
+		return 0;
+	case SCHED_DEADLINE: {
+		uint64_t period = a->dl_period ? a->dl_period : a->dl_deadline;
+
+		if (a->nice || a->rt_priority || a->slice_ns)
+			return -EINVAL;
+		if (a->dl_runtime < DL_RUNTIME_MIN_NS || a->dl_deadline < a->dl_runtime ||
+		    period < a->dl_deadline || period > DL_PERIOD_MAX_NS)
+			return -EINVAL;
+		return 0;
+	}
+	}
+	return -EINVAL;
+}
+
+/* Write @attr into @p's generic fields and its class's parameters.
+ * p is out of its class (dequeued / put), locks held. */
+static void set_params(struct task *p, const struct sched_attr *attr)
+{
+	p->policy = attr->policy;
+	p->rt_priority = attr->rt_priority;
+	if (attr->policy == SCHED_NORMAL)
+		p->static_prio = NICE_TO_PRIO(attr->nice);
+	switch (attr->policy) {
+	case SCHED_DEADLINE:
+		p->prio = DL_PRIO;
+		/* INTEGRATION: dl_set_params(p, attr); */
+		break;
+	case SCHED_FIFO:
+	case SCHED_RR:
+		p->prio = MAX_RT_PRIO - 1 - attr->rt_priority;
+		break;
+	default:
+		p->prio = p->static_prio;
+		fair_set_params(p, attr);
+		break;
+	}
+	p->sched_class = policy_class(attr->policy);
+}
+
+int sched_setattr(struct task *p, const struct sched_attr *attr)
+{
+	const struct sched_class *prev_class;
+	unsigned long flags;
+	bool queued, running;
+	struct rq *rq;
+	int err = attr_valid(attr);
+
+	if (err)
+		return err;
+	if (!policy_class(attr->policy))
+		return -EINVAL;		/* class not built in */
+	if (p->sched_class == &idle_sched_class || p->sched_class == &stop_sched_class)
+		return -EPERM;		/* per-CPU kernel tasks keep their class */
+	if (attr->policy == SCHED_DEADLINE || p->policy == SCHED_DEADLINE) {
+		err = -EINVAL;	/* INTEGRATION: dl_admit(p, attr); */
+		if (err)
+			return err;
+	}
+
+	flags = spin_lock(&p->pi_lock);
+	rq = task_rq_lock(p);
+	update_rq_clock(rq);
+	queued = p->on_rq;
+	running = rq->donor == p;
+	if (running)
+		update_curr(rq);
+	if (queued)
+		p->sched_class->dequeue_task(rq, p, DEQUEUE_SAVE);
+	if (running)
+		p->sched_class->put_prev_task(rq, p);
+	prev_class = p->sched_class;
+
+	set_params(p, attr);
+
+	if (queued)
+		p->sched_class->enqueue_task(rq, p, ENQUEUE_RESTORE);
+	if (running)
+		p->sched_class->set_next_task(rq, p);
+	if (prev_class != p->sched_class) {
+		if (prev_class->switched_from)
+			prev_class->switched_from(rq, p);
+		if (p->sched_class->switched_to)
+			p->sched_class->switched_to(rq, p);
+	} else if (p->sched_class->prio_changed) {
+		p->sched_class->prio_changed(rq, p);
+	}
+	/* Let the next pick sort out who runs: cheap and always right. */
+	if (queued)
+		resched_curr(rq);
+	spin_unlock_raw(&rq->lock);
+	spin_unlock(&p->pi_lock, flags);
+	return 0;
+}
+
+void sched_getattr(struct task *p, struct sched_attr *attr)
+{
+	*attr = (struct sched_attr){ .policy = p->policy };
+	switch (p->policy) {
+	case SCHED_NORMAL:
+		attr->nice = p->static_prio - NICE_TO_PRIO(0);
+		attr->slice_ns = p->se.custom_slice ? p->se.slice : 0;
+		break;
+	case SCHED_FIFO:
+	case SCHED_RR:
+		attr->rt_priority = p->rt_priority;
+		break;
+	case SCHED_DEADLINE:
+		attr->dl_runtime = p->dl.dl_runtime;
+		attr->dl_deadline = p->dl.dl_deadline;
+		attr->dl_period = p->dl.dl_period;
+		break;
+	}
+}
+
+/* ---- Affinity ---------------------------------------------------- */
+
+/*
+ * Move @p off a CPU its affinity no longer allows, if it is queued there
+ * and not running.  p->pi_lock and rq->lock held; returns with rq->lock
+ * (only) still held by the caller's view: it may be dropped and retaken.
+ */
+static void move_off_disallowed(struct rq *rq, struct task *p)
+{
+	struct rq *dst;
+	int cpu;
+
+	if (!p->on_rq || task_on_cpu(rq, p) || rq->donor == p ||
+	    ((p->cpus_allowed >> cpu_of(rq)) & 1))
+		return;
+	cpu = p->sched_class->select_task_rq(p, p->cpu, ENQUEUE_WAKEUP);
+	dst = cpu_rq(cpu);
+	if (double_lock_balance(rq, dst) &&
+	    (!p->on_rq || task_on_cpu(rq, p) || p->cpu != cpu_of(rq))) {
+		double_unlock_balance(rq, dst);
+		return;		/* it moved or ran meanwhile; its CPU decides */
+	}
+	move_queued_task(rq, dst, p);
+	wakeup_preempt_rq(dst, p);
+	double_unlock_balance(rq, dst);
+}
+
+/* Runs in @p's old CPU's stopper: p is not running there any more. */
+static int migration_cpu_stop(void *arg)
+{
+	struct task *p = arg;
+	unsigned long flags = spin_lock(&p->pi_lock);
+	struct rq *rq = this_rq();
+
+	spin_lock_raw(&rq->lock);
+	if (p->cpu == cpu_of(rq)) {
+		update_rq_clock(rq);
+		move_off_disallowed(rq, p);
+	}
+	spin_unlock_raw(&rq->lock);
+	spin_unlock(&p->pi_lock, flags);
+	return 0;
+}
+
+int sched_setaffinity(struct task *p, uint64_t mask)
+{
+	uint64_t online = cpus_online_mask();
+	unsigned long flags;
+	struct rq *rq;
+	bool running;
+	int cpu;
+
+	if (!(mask & online))
+		return -EINVAL;
+	if (p->sched_class == &idle_sched_class || p->sched_class == &stop_sched_class)
+		return -EPERM;
+	flags = spin_lock(&p->pi_lock);
+	rq = task_rq_lock(p);
+	p->cpus_allowed = mask;
+	if (p->sched_class->set_cpus_allowed)
+		p->sched_class->set_cpus_allowed(p, mask);
+	update_rq_clock(rq);
+	move_off_disallowed(rq, p);
+	cpu = p->cpu;
+	running = p->on_rq && cpu == cpu_of(rq) && task_on_cpu(rq, p) &&
+		  !((mask >> cpu) & 1);
+	spin_unlock_raw(&rq->lock);
+	spin_unlock(&p->pi_lock, flags);
+	/* A sleeping task is placed by its next wakeup, inside the mask.
+	 * A running one is pushed off its CPU by that CPU's stopper. */
+	if (running)
+		stop_one_cpu(cpu, migration_cpu_stop, p);
+	return 0;
+}

@@ -1,0 +1,235 @@
+/*
+ * stop_task.c - the stop class and its per-CPU stopper threads.
+ *
+ * Each CPU has one stopper task, "stop/N", in a class above every other:
+ * when it has work it runs at once and nothing preempts it.  That makes it
+ * the tool for "nothing else may run on that CPU for a moment":
+ *
+ *   stop_one_cpu()  run a function on a CPU with its current task pushed
+ *                   off the CPU (used to migrate a running task whose
+ *                   affinity no longer allows its CPU);
+ *   stop_machine()  run a function while every other CPU sits in its
+ *                   stopper with interrupts off (a consistent snapshot,
+ *                   e.g. for the shell's `ps`).
+ *
+ * panic() does not use it: a panic may come from interrupt context or
+ * with locks held, so it stops the other CPUs with IPI_STOP instead.
+ */
+#include "internal.h"
+#include "string.h"
+#include "printf.h"
+
+struct stop_work {
+	struct list_head node;
+	int (*fn)(void *);
+	void *arg;
+	int ret;
+	int done;			/* release-stored when ret is valid */
+	struct task *waiter;
+};
+
+struct stopper {
+	spinlock_t lock;
+	struct list_head works;		/* FIFO of struct stop_work */
+	struct task *thread;
+};
+
+static struct stopper stoppers[NR_CPUS];
+
+/* ---- The class: one task per CPU, rq->stop, queued or not ---------- */
+
+/* rq->lock held for every op below. */
+
+static void enqueue_task_stop(struct rq *rq, struct task *p, int flags)
+{
+	(void)flags;
+	BUG_ON(p != rq->stop);
+	add_nr_running(rq, 1);
+}
+
+static void dequeue_task_stop(struct rq *rq, struct task *p, int flags)
+{
+	(void)flags;
+	BUG_ON(p != rq->stop);
+	sub_nr_running(rq, 1);
+}
+
+static struct task *pick_next_task_stop(struct rq *rq)
+{
+	struct task *stop = rq->stop;
+
+	return stop && stop->on_rq ? stop : NULL;
+}
+
+static int select_task_rq_stop(struct task *p, int prev_cpu, int flags)
+{
+	(void)flags;
+	(void)prev_cpu;
+	return p->cpu;		/* pinned: a stopper never moves */
+}
+
+static void nop_rq(struct rq *rq) { (void)rq; }
+static void nop_rq_task(struct rq *rq, struct task *p) { (void)rq; (void)p; }
+
+const struct sched_class stop_sched_class = {
+	.name = "stop",
+	.enqueue_task = enqueue_task_stop,
+	.dequeue_task = dequeue_task_stop,
+	.yield_task = nop_rq,
+	.wakeup_preempt = nop_rq_task,
+	.pick_next_task = pick_next_task_stop,
+	.put_prev_task = nop_rq_task,
+	.set_next_task = nop_rq_task,
+	.task_tick = nop_rq_task,
+	.select_task_rq = select_task_rq_stop,
+};
+
+/* ---- Stopper threads --------------------------------------------- */
+
+static void stopper_thread(void *arg)
+{
+	struct stopper *s = arg;
+
+	for (;;) {
+		struct stop_work *w = NULL;
+		unsigned long flags;
+
+		WRITE_ONCE(current()->state, TASK_SLEEPING);
+		smp_mb();
+		flags = spin_lock(&s->lock);
+		if (!list_empty(&s->works)) {
+			w = list_first_entry(&s->works, struct stop_work, node);
+			list_del_init(&w->node);
+		}
+		spin_unlock(&s->lock, flags);
+		if (!w) {
+			schedule();
+			continue;
+		}
+		WRITE_ONCE(current()->state, TASK_RUNNING);
+		w->ret = w->fn(w->arg);
+		{
+			struct task *waiter = w->waiter;
+
+			/* After done is set, w (on the waiter's stack) may go. */
+			smp_store_release(&w->done, 1);
+			wake_up(waiter);
+		}
+	}
+}
+
+static void queue_work(int cpu, struct stop_work *w)
+{
+	struct stopper *s = &stoppers[cpu];
+	unsigned long flags = spin_lock(&s->lock);
+
+	list_add_tail(&w->node, &s->works);
+	spin_unlock(&s->lock, flags);
+	wake_up(s->thread);
+}
+
+static void wait_work(struct stop_work *w)
+{
+	struct task *self = current();
+
+	for (;;) {
+		WRITE_ONCE(self->state, TASK_SLEEPING);
+		smp_mb();
+		if (smp_load_acquire(&w->done))
+			break;
+		schedule();
+	}
+	WRITE_ONCE(self->state, TASK_RUNNING);
+}
+
+int stop_one_cpu(int cpu, int (*fn)(void *), void *arg)
+{
+	struct stop_work w = { .fn = fn, .arg = arg, .waiter = current() };
+
+	if (cpu < 0 || cpu >= ncpus || !READ_ONCE(cpus[cpu].online) ||
+	    !stoppers[cpu].thread)
+		return -EINVAL;
+	list_init(&w.node);
+	queue_work(cpu, &w);
+	wait_work(&w);
+	return w.ret;
+}
+
+/* ---- stop_machine ------------------------------------------------ */
+
+struct machine_stop {
+	int (*fn)(void *);
+	void *arg;
+	int arrived;		/* atomic: stoppers spinning with irqs off */
+	int released;		/* set when fn has run */
+};
+
+static int busy;		/* one stop_machine at a time */
+
+static int machine_stop_spin(void *arg)
+{
+	struct machine_stop *ms = arg;
+	unsigned long flags = arch_irq_save();
+
+	__atomic_fetch_add(&ms->arrived, 1, __ATOMIC_ACQ_REL);
+	while (!smp_load_acquire(&ms->released))
+		arch_cpu_relax();
+	arch_irq_restore(flags);
+	return 0;
+}
+
+int stop_machine(int (*fn)(void *), void *arg)
+{
+	struct machine_stop ms = { .fn = fn, .arg = arg };
+	struct stop_work works[NR_CPUS];
+	int self, others = 0, ret;
+	unsigned long flags;
+
+	while (__atomic_exchange_n(&busy, 1, __ATOMIC_ACQUIRE))
+		yield();
+	preempt_disable();		/* stay on this CPU until the end */
+	self = smp_processor_id();
+	for (int i = 0; i < ncpus; i++) {
+		if (i == self || !READ_ONCE(cpus[i].online) || !stoppers[i].thread)
+			continue;
+		works[i] = (struct stop_work){ .fn = machine_stop_spin, .arg = &ms,
+					       .waiter = current() };
+		list_init(&works[i].node);
+		queue_work(i, &works[i]);
+		others++;
+	}
+	while (smp_load_acquire(&ms.arrived) < others)
+		arch_cpu_relax();
+	flags = arch_irq_save();
+	ret = fn(arg);
+	arch_irq_restore(flags);
+	smp_store_release(&ms.released, 1);
+	preempt_enable();
+	for (int i = 0; i < ncpus; i++)
+		if (i != self && READ_ONCE(cpus[i].online) && stoppers[i].thread)
+			wait_work(&works[i]);
+	__atomic_store_n(&busy, 0, __ATOMIC_RELEASE);
+	return ret;
+}
+
+/* Create @c's stopper.  Boot CPU, task context, after @c is online. */
+void stop_init_cpu(struct cpu *c)
+{
+	struct stopper *s = &stoppers[c->id];
+	char name[TASK_NAME_LEN];
+	struct task *t;
+
+	spin_init(&s->lock, "stopper");
+	list_init(&s->works);
+	snprintf(name, sizeof(name), "stop/%d", c->id);
+	t = task_alloc(name, stopper_thread, s);
+	if (!t)
+		panic("sched: no memory for the stopper of cpu%d", c->id);
+	t->sched_class = &stop_sched_class;
+	t->cpus_allowed = 1ULL << c->id;
+	t->cpu = c->id;
+	t->prio = -2;			/* above deadline, for `ps` */
+	c->rq.stop = t;
+	s->thread = t;
+	wake_up_new_task(t);
+}

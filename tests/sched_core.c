@@ -1,0 +1,253 @@
+/*
+ * sched_core.c - tests of the class-independent scheduler API:
+ * sched_setattr validation, affinity (also for running tasks) and the
+ * stop class (stop_one_cpu, stop_machine).
+ */
+#include "helpers.h"
+#include "cpu.h"
+#include "sched.h"
+#include "timer.h"
+#include "random.h"
+
+/* stop_task.c, for the tests of the stop class itself. */
+int stop_one_cpu(int cpu, int (*fn)(void *), void *arg);
+int stop_machine(int (*fn)(void *), void *arg);
+
+static volatile bool stop_flag;
+
+static void hog(void *arg)
+{
+	(void)arg;
+	while (!READ_ONCE(stop_flag))
+		;
+}
+
+/* ---- sched_setattr ---------------------------------------------- */
+
+static void setattr_rejects_invalid(struct ktest *t)
+{
+	static const struct sched_attr bad[] = {
+		{ .policy = SCHED_NORMAL, .nice = -21 },
+		{ .policy = SCHED_NORMAL, .nice = 20 },
+		{ .policy = SCHED_NORMAL, .rt_priority = 5 },
+		{ .policy = SCHED_NORMAL, .slice_ns = 1000 },	/* < 100 us */
+		{ .policy = SCHED_NORMAL, .dl_runtime = 1000000 },
+		{ .policy = SCHED_FIFO, .rt_priority = 0 },
+		{ .policy = SCHED_FIFO, .rt_priority = 100 },
+		{ .policy = SCHED_RR, .rt_priority = 10, .nice = 1 },
+		{ .policy = SCHED_DEADLINE, .dl_runtime = 0, .dl_deadline = 1000000 },
+		{ .policy = SCHED_DEADLINE, .dl_runtime = 2000000, .dl_deadline = 1000000 },
+		{ .policy = SCHED_DEADLINE, .dl_runtime = 1000000, .dl_deadline = 3000000,
+		  .dl_period = 2000000 },
+		{ .policy = SCHED_DEADLINE, .dl_runtime = 1000000, .dl_deadline = 1000000,
+		  .dl_period = 5000000000ULL },
+		{ .policy = SCHED_DEADLINE, .rt_priority = 1, .dl_runtime = 1000000,
+		  .dl_deadline = 2000000 },
+		{ .policy = 3 },
+		{ .policy = -1 },
+	};
+	struct task *self = current();
+	struct sched_attr before, after;
+
+	sched_getattr(self, &before);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		int err = sched_setattr(self, &bad[i]);
+
+		if (err != -EINVAL)
+			ktest_fail(t, __FILE__, __LINE__,
+				   "bad attribute #%zu: expected -EINVAL, got %d", i, err);
+	}
+	sched_getattr(self, &after);
+	KEXPECT_EQ(t, after.policy, before.policy);
+	KEXPECT_EQ(t, after.nice, before.nice);
+	KEXPECT_EQ(t, self->prio, NICE_TO_PRIO(before.nice));
+}
+
+static void setattr_nice_roundtrip(struct ktest *t)
+{
+	struct sched_attr a = { .policy = SCHED_NORMAL, .nice = 7 }, got;
+	struct task *self = current();
+
+	KASSERT_EQ(t, sched_setattr(self, &a), 0);
+	sched_getattr(self, &got);
+	KEXPECT_EQ(t, got.policy, SCHED_NORMAL);
+	KEXPECT_EQ(t, got.nice, 7);
+	KEXPECT_EQ(t, self->prio, NICE_TO_PRIO(7));
+	a.nice = 0;
+	KEXPECT_EQ(t, sched_setattr(self, &a), 0);
+	KEXPECT_EQ(t, self->prio, NICE_TO_PRIO(0));
+}
+
+static void spawn_rejects_bad_options(struct ktest *t)
+{
+	struct sched_attr bad = { .policy = SCHED_FIFO, .rt_priority = 0 };
+	struct thread_opts o = { .attr = &bad };
+	struct task *th = NULL;
+
+	KEXPECT_EQ(t, thread_spawn(&th, "bad-attr", hog, NULL, &o), -EINVAL);
+	KEXPECT(t, th == NULL);
+	o = (struct thread_opts){ .affinity = 1ULL << 63 };	/* no such CPU */
+	if (ncpus < 64)
+		KEXPECT_EQ(t, thread_spawn(&th, "bad-mask", hog, NULL, &o), -EINVAL);
+	KEXPECT_EQ(t, sched_setaffinity(current(), 0), -EINVAL);
+}
+
+/* ---- Affinity ----------------------------------------------------- */
+
+/* True if @p is what CPU @cpu is running right now (racy peek). */
+static bool running_on(struct task *p, int cpu)
+{
+	return READ_ONCE(cpus[cpu].rq.curr) == p;
+}
+
+static void setaffinity_moves_running_task(struct ktest *t)
+{
+	struct thread_opts o = { .affinity = 1ULL << 0 };
+	struct task *h;
+	uint64_t until, exec;
+	bool seen_on_1 = false;
+
+	if (online_cpus() < 2)
+		KSKIP(t, "needs >= 2 CPUs");
+	WRITE_ONCE(stop_flag, false);
+	KASSERT_EQ(t, thread_spawn(&h, "aff-hog", hog, NULL, &o), 0);
+	/* Wait until it really runs on CPU 0. */
+	until = clock_ns() + 500 * NSEC_PER_MSEC;
+	while (!running_on(h, 0) && clock_ns() < until)
+		sleep_ns(NSEC_PER_MSEC);
+	KEXPECT(t, running_on(h, 0));
+
+	KEXPECT_EQ(t, sched_setaffinity(h, 1ULL << 1), 0);
+	/* From here on it must never be seen on CPU 0 again, and it must
+	 * make progress on CPU 1.  The sampler sleeps a little between
+	 * looks so that on 2 CPUs it does not take CPU 1 from the hog. */
+	exec = READ_ONCE(h->sum_exec_ns);
+	until = clock_ns() + 200 * NSEC_PER_MSEC;
+	while (clock_ns() < until) {
+		if (running_on(h, 0))
+			ktest_fail(t, __FILE__, __LINE__, "hog still runs on cpu0");
+		seen_on_1 |= READ_ONCE(h->cpu) == 1;
+		sleep_ns(200 * NSEC_PER_USEC);
+	}
+	KEXPECT(t, seen_on_1);
+	KEXPECT_EQ(t, READ_ONCE(h->cpu), 1);
+	KEXPECT(t, READ_ONCE(h->sum_exec_ns) > exec + 50 * NSEC_PER_MSEC);
+	WRITE_ONCE(stop_flag, true);
+	thread_join(h);
+}
+
+#define NHOGS 12
+
+static void affinity_respected_under_churn(struct ktest *t)
+{
+	struct task *h[NHOGS];
+	uint64_t seed = 12345, online = 0, until;
+	int n = online_cpus(), violations = 0;
+
+	if (n < 2)
+		KSKIP(t, "needs >= 2 CPUs");
+	for (int i = 0; i < ncpus; i++)
+		if (cpus[i].online)
+			online |= 1ULL << i;
+	WRITE_ONCE(stop_flag, false);
+	for (int i = 0; i < NHOGS; i++) {
+		uint64_t mask;
+		struct thread_opts o;
+
+		do {
+			mask = rand_next(&seed) & online;
+		} while (!mask);
+		o = (struct thread_opts){ .affinity = mask };
+		KASSERT_EQ(t, thread_spawn(&h[i], "churn-hog", hog, NULL, &o), 0);
+	}
+	until = clock_ns() + 600 * NSEC_PER_MSEC;
+	for (int round = 0; clock_ns() < until; round++) {
+		/* Every 20 ms change some masks while they run. */
+		if (round % 2000 == 0) {
+			int i = rand_next(&seed) % NHOGS;
+			uint64_t mask;
+
+			do {
+				mask = rand_next(&seed) & online;
+			} while (!mask);
+			KEXPECT_EQ(t, sched_setaffinity(h[i], mask), 0);
+		}
+		for (int c = 0; c < ncpus; c++) {
+			struct task *cur = READ_ONCE(cpus[c].rq.curr);
+
+			for (int i = 0; i < NHOGS; i++)
+				if (cur == h[i] && !((READ_ONCE(h[i]->cpus_allowed) >> c) & 1))
+					violations++;
+		}
+	}
+	WRITE_ONCE(stop_flag, true);
+	for (int i = 0; i < NHOGS; i++)
+		thread_join(h[i]);
+	KEXPECT_EQ(t, violations, 0);
+}
+
+/* ---- Stop class ---------------------------------------------------- */
+
+static int record_cpu(void *arg)
+{
+	int *where = arg;
+
+	*where = smp_processor_id();
+	return cpus[*where].rq.curr == cpus[*where].rq.stop ? 0 : -1;
+}
+
+static void stop_one_cpu_runs_there(struct ktest *t)
+{
+	for (int c = 0; c < ncpus; c++) {
+		int where = -1;
+
+		if (!cpus[c].online)
+			continue;
+		KEXPECT_EQ(t, stop_one_cpu(c, record_cpu, &where), 0);
+		KEXPECT_EQ(t, where, c);
+	}
+	KEXPECT_EQ(t, stop_one_cpu(-1, record_cpu, NULL), -EINVAL);
+}
+
+static int check_all_stopped(void *arg)
+{
+	int self = smp_processor_id(), *bad = arg;
+
+	for (int c = 0; c < ncpus; c++)
+		if (c != self && cpus[c].online && cpus[c].rq.curr != cpus[c].rq.stop)
+			(*bad)++;
+	return 0;
+}
+
+static void stop_machine_holds_every_cpu(struct ktest *t)
+{
+	int bad = 0;
+
+	WRITE_ONCE(stop_flag, false);
+	/* Busy CPUs too: a hog on each must be pushed aside. */
+	struct task *h[NR_CPUS] = { 0 };
+
+	for (int c = 0; c < ncpus; c++)
+		if (cpus[c].online)
+			h[c] = thread_create("stopm-hog", hog, NULL, c);
+	sleep_ns(20 * NSEC_PER_MSEC);
+	for (int i = 0; i < 20; i++)
+		KEXPECT_EQ(t, stop_machine(check_all_stopped, &bad), 0);
+	WRITE_ONCE(stop_flag, true);
+	for (int c = 0; c < ncpus; c++)
+		if (h[c])
+			thread_join(h[c]);
+	KEXPECT_EQ(t, bad, 0);
+}
+
+static struct ktest_case sched_core_cases[] = {
+	KTEST_CASE(setattr_rejects_invalid),
+	KTEST_CASE(setattr_nice_roundtrip),
+	KTEST_CASE(spawn_rejects_bad_options),
+	KTEST_CASE(setaffinity_moves_running_task),
+	KTEST_CASE(affinity_respected_under_churn),
+	KTEST_CASE(stop_one_cpu_runs_there),
+	KTEST_CASE(stop_machine_holds_every_cpu),
+	{0}
+};
+KTEST_SUITE(sched_core, sched_core_cases);
