@@ -93,10 +93,13 @@ static int cmd_cpus(int argc, char **argv)
 	return 0;
 }
 
-/* ps copies what it shows while for_each_task holds tasks_lock (where it
- * must not sleep or print slowly), then prints with the lock dropped. */
+/* ps copies what it shows inside stop_machine() (every other CPU parked
+ * in its stopper, so the picture is consistent: no task is seen running
+ * on two CPUs or on none), then prints with everything running again. */
 struct ps_row {
-	int tid, state, cpu;
+	int tid, state, cpu, prio;
+	bool on_cpu;
+	const char *class;
 	uint64_t runtime_ns;
 	char name[TASK_NAME_LEN];
 };
@@ -119,9 +122,18 @@ static void ps_collect(struct task *t, void *arg)
 	r->tid = t->tid;
 	r->state = t->state;
 	r->cpu = t->cpu;
+	r->prio = t->prio;
+	r->class = t->sched_class->name;
+	r->on_cpu = cpus[t->cpu].rq.curr == t;
 	r->runtime_ns = t->sum_exec_ns;
 	memcpy(r->name, t->name, TASK_NAME_LEN);
 	r->name[TASK_NAME_LEN - 1] = '\0';
+}
+
+static int ps_snapshot_all(void *arg)
+{
+	for_each_task(ps_collect, arg);
+	return 0;
 }
 
 static const char *state_name(int state)
@@ -153,13 +165,14 @@ static int cmd_ps(int argc, char **argv)
 		shell_printf("error: out of memory\n");
 		return -1;
 	}
-	for_each_task(ps_collect, &s);
-	shell_printf("  tid  name                     state     cpu  runtime(ms)\n");
+	stop_machine(ps_snapshot_all, &s);
+	shell_printf("  tid  name                     state     cpu  class prio  runtime(ms)\n");
 	for (int i = 0; i < s.n; i++) {
 		struct ps_row *r = &s.rows[i];
 
-		shell_printf("  %3d  %-24s %-8s  %3d  %llu.%03llu\n", r->tid,
-			     r->name, state_name(r->state), r->cpu,
+		shell_printf("  %3d  %-24s %-8s  %3d%c %-5s %4d  %llu.%03llu\n", r->tid,
+			     r->name, r->on_cpu ? "on-cpu" : state_name(r->state),
+			     r->cpu, r->on_cpu ? '*' : ' ', r->class, r->prio,
 			     (unsigned long long)(r->runtime_ns / NSEC_PER_MSEC),
 			     (unsigned long long)(r->runtime_ns % NSEC_PER_MSEC /
 						  NSEC_PER_USEC));
@@ -239,7 +252,7 @@ static const struct command commands[] = {
 	{ "help", "", "this list", cmd_help },
 	{ "cpus", "", "CPUs: ids, online, timer irqs, IPIs, queued tasks",
 	  cmd_cpus },
-	{ "ps", "", "tasks: tid, name, state, cpu, runtime", cmd_ps },
+	{ "ps", "", "tasks: tid, name, state, cpu, class, prio, runtime", cmd_ps },
 	{ "test", "[suite...|?]", "run in-kernel tests (none: all)", cmd_test },
 	{ "bench", "[name...|?]", "run benchmarks (none: all)", cmd_bench },
 	{ "poweroff", "", "power the machine off", cmd_poweroff },

@@ -9,10 +9,6 @@
 #include "timer.h"
 #include "random.h"
 
-/* stop_task.c, for the tests of the stop class itself. */
-int stop_one_cpu(int cpu, int (*fn)(void *), void *arg);
-int stop_machine(int (*fn)(void *), void *arg);
-
 static volatile bool stop_flag;
 
 static void hog(void *arg)

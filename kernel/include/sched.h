@@ -268,6 +268,20 @@ void sched_getattr(struct task *p, struct sched_attr *attr);
  */
 int sched_setaffinity(struct task *p, uint64_t mask);
 
+/*
+ * Run fn(arg) on @cpu in its stopper (stop class: nothing else runs
+ * there meanwhile) and wait for it; returns fn's result, -EINVAL for an
+ * offline CPU.  Task context.
+ */
+int stop_one_cpu(int cpu, int (*fn)(void *), void *arg);
+/*
+ * Run fn(arg) once, on the calling CPU with interrupts off, while every
+ * other online CPU spins in its stopper with interrupts off: a consistent
+ * snapshot of scheduler state (the shell's `ps`).  fn must be short and
+ * must not sleep.  Returns fn's result.  Task context.
+ */
+int stop_machine(int (*fn)(void *), void *arg);
+
 /* Enter the idle loop of this CPU; used by kmain/secondary_main. */
 void cpu_idle_loop(void) __noreturn;
 

@@ -91,13 +91,7 @@ void dl_set_params(struct task *p, const struct sched_attr *attr);
 /* deadline.c: a deadline task exits: give its bandwidth back. */
 void dl_task_dead(struct task *p);
 
-/* stop_task.c: run fn(arg) on @cpu with nothing else running there, and
- * wait for it.  Task context.  Returns fn's result. */
-int stop_one_cpu(int cpu, int (*fn)(void *), void *arg);
-/* Run fn(arg) once, on the calling CPU, while every other online CPU
- * spins with interrupts off in its stopper: a consistent snapshot.
- * Task context. */
-int stop_machine(int (*fn)(void *), void *arg);
+/* stop_task.c (stop_one_cpu and stop_machine are in sched.h) */
 void stop_init_cpu(struct cpu *c);
 
 /* thread.c */
