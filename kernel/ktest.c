@@ -21,8 +21,10 @@
  *
  * Each case runs in a kernel thread of its own, so that KASSERT/KSKIP can
  * end it with thread_exit() and so that a case that hangs cannot hang the
- * run: the runner thread polls for the case's "done" flag, sleeping
- * between polls, until the case's timeout.
+ * run.  The runner sleeps until the case thread wakes it (ktest_end) or
+ * its timeout timer does: no polling, one timer per case.
+ *
+ * Suites registered with KTEST_SUITE_EXPLICIT() are left out of "all".
  */
 #include "ktest.h"
 #include "mm.h"
@@ -35,7 +37,6 @@ extern const struct ktest_suite __start_ktest_suites[];
 extern const struct ktest_suite __stop_ktest_suites[];
 
 #define KTEST_DEFAULT_TIMEOUT_MS 10000
-#define KTEST_POLL_NS (1 * NSEC_PER_MSEC)
 
 /*
  * One running case.  It lives on the heap, not on the runner's stack: a
@@ -46,6 +47,8 @@ struct ktest_run {
 	struct ktest t;
 	struct task *task;	/* the case thread, set by itself */
 	int done;		/* set with a release store as its last act */
+	spinlock_t lock;	/* done + wake vs. abandoning on timeout */
+	struct task *runner;	/* to wake when done; NULL once abandoned */
 };
 
 static struct ktest_run *run_of(struct ktest *t)
@@ -61,10 +64,23 @@ static struct ktest_run *run_of(struct ktest *t)
 static __noreturn void ktest_end(struct ktest *t)
 {
 	struct ktest_run *r = run_of(t);
+	unsigned long flags;
 
 	if (current() != r->task)
 		thread_exit(1);
+	/*
+	 * Under r->lock so that a runner that gives up on us at the same
+	 * moment either sees done or has cleared r->runner: we never wake a
+	 * runner that has moved on (and may have exited).  The release store
+	 * pairs with the runner's acquire load; wake_up()'s full barrier
+	 * pairs with the one after the runner's TASK_SLEEPING store, so
+	 * either the runner sees done or we see it sleeping (wait_case()).
+	 */
+	flags = spin_lock(&r->lock);
 	smp_store_release(&r->done, 1);
+	if (r->runner)
+		wake_up(r->runner);
+	spin_unlock(&r->lock, flags);
 	thread_exit(0);
 }
 
@@ -107,6 +123,56 @@ static void ktest_case_thread(void *arg)
 
 enum case_result { CASE_PASS, CASE_FAIL, CASE_SKIP };
 
+static void timeout_fn(struct timer *tm)
+{
+	wake_up(tm->data);
+}
+
+/*
+ * Sleep until the case of @r is done or @deadline (clock_ns) has passed;
+ * returns true if it is done.  On false the case is abandoned: it will
+ * not wake us any more.  Called by the runner (r->runner == current()).
+ *
+ *   runner                              case thread (ktest_end)
+ *   state = TASK_SLEEPING
+ *   smp_mb()                            lock r->lock; done = 1 (release)
+ *   done? -> return                     runner? wake_up(runner)
+ *   schedule()                            (smp_mb, sees TASK_SLEEPING)
+ *
+ * A wakeup that comes before schedule() leaves us queued (see the race
+ * note in kernel/sched/core.c), so none is lost.  A late case abandoned
+ * earlier never wakes us (r->runner is NULL for it), but the loop
+ * tolerates spurious wakeups anyway.
+ */
+static bool wait_case(struct ktest_run *r, uint64_t deadline)
+{
+	struct task *self = current();
+	unsigned long flags;
+	struct timer tm;
+	bool done;
+
+	timer_init(&tm, timeout_fn, self);
+	for (;;) {
+		WRITE_ONCE(self->state, TASK_SLEEPING);
+		smp_mb();
+		if (smp_load_acquire(&r->done) || clock_ns() >= deadline)
+			break;
+		/* Re-armed each time round: a wakeup on another CPU may
+		 * come a little before this CPU's clock reaches deadline. */
+		timer_arm(&tm, deadline);
+		schedule();
+	}
+	WRITE_ONCE(self->state, TASK_RUNNING);
+	timer_cancel(&tm);
+
+	flags = spin_lock(&r->lock);
+	done = smp_load_acquire(&r->done);	/* may have just finished */
+	if (!done)
+		r->runner = NULL;
+	spin_unlock(&r->lock, flags);
+	return done;
+}
+
 static void print_elapsed(const char *name, uint64_t ns)
 {
 	printk("    # %s took %llu.%03llu ms\n", name,
@@ -125,8 +191,11 @@ static enum case_result run_case(const struct ktest_case *c, int idx)
 	enum case_result res;
 
 	r = kzalloc(sizeof(*r));
-	if (r)
+	if (r) {
 		r->t.tcase = c;
+		spin_init(&r->lock, "ktest-run");
+		r->runner = current();
+	}
 	th = r ? thread_create(c->name, ktest_case_thread, r, -1) : NULL;
 	if (!th) {
 		kfree(r);
@@ -137,22 +206,17 @@ static enum case_result run_case(const struct ktest_case *c, int idx)
 	}
 
 	start = clock_ns();
-	while (!smp_load_acquire(&r->done)) {
-		if (clock_ns() - start >= timeout_ms * NSEC_PER_MSEC) {
-			/*
-			 * The case is hung (or far too slow).  There is no
-			 * safe way to kill a thread that may hold locks, so
-			 * it is abandoned: it stays in `ps`, keeps its
-			 * stack, and r is leaked because it may still
-			 * write to it.  The suite goes on.
-			 */
-			printk("    # %s: no result after %llu ms, thread "
-			       "abandoned\n", c->name,
-			       (unsigned long long)timeout_ms);
-			printk("    not ok %d %s # TIMEOUT\n", idx, c->name);
-			return CASE_FAIL;
-		}
-		sleep_ns(KTEST_POLL_NS);
+	if (!wait_case(r, start + timeout_ms * NSEC_PER_MSEC)) {
+		/*
+		 * The case is hung (or far too slow).  There is no safe way
+		 * to kill a thread that may hold locks, so it is abandoned:
+		 * it stays in `ps`, keeps its stack, and r is leaked because
+		 * it may still write to it.  The suite goes on.
+		 */
+		printk("    # %s: no result after %llu ms, thread abandoned\n",
+		       c->name, (unsigned long long)timeout_ms);
+		printk("    not ok %d %s # TIMEOUT\n", idx, c->name);
+		return CASE_FAIL;
 	}
 	thread_join(th);
 	print_elapsed(c->name, clock_ns() - start);
@@ -233,7 +297,9 @@ int ktest_run(const char *const *names, int nnames)
 	bool all = run_all(names, nnames);
 
 	if (all) {
-		nsuites = __stop_ktest_suites - __start_ktest_suites;
+		for (const struct ktest_suite *s = __start_ktest_suites;
+		     s < __stop_ktest_suites; s++)
+			nsuites += !s->explicit_only;
 	} else {
 		for (int i = 0; i < nnames; i++) {
 			if (find_suite(names[i]))
@@ -246,7 +312,8 @@ int ktest_run(const char *const *names, int nnames)
 	if (all) {
 		for (const struct ktest_suite *s = __start_ktest_suites;
 		     s < __stop_ktest_suites; s++)
-			run_suite(s, ++idx, &tot);
+			if (!s->explicit_only)
+				run_suite(s, ++idx, &tot);
 	} else {
 		for (int i = 0; i < nnames; i++) {
 			const struct ktest_suite *s = find_suite(names[i]);
@@ -273,6 +340,7 @@ void ktest_list(void)
 
 		while (s->cases[n].name)
 			n++;
-		printk("  %-12s %d cases\n", s->name, n);
+		printk("  %-15s %d cases%s\n", s->name, n,
+		       s->explicit_only ? " (only when named)" : "");
 	}
 }

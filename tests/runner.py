@@ -2,14 +2,17 @@
 """runner.py - boot Kestrel under QEMU and judge what it prints.
 
     runner.py test  [--arch A] [--cpus N] [--suites a,b] [--timeout S]
-                    [--jobs J] [--no-crash] [--build-root D] [--log-dir D]
+                    [--jobs J] [--no-crash] [--no-selftest]
+                    [--build-root D] [--log-dir D]
     runner.py bench [--arch A] [--cpus N] [--benches x,y] [--timeout S]
 
 `test` boots every configuration of the matrix (x86_64 and riscv64 at 1, 2,
 4 and 8 CPUs; one x86_64 configuration through the GRUB ISO, one riscv64
 configuration through U-Boot, the others through QEMU's -kernel) with
 `ktest=... expect_cpus=N`, parses the KTAP output, then boots the crash
-scenarios (crash=NAME) and checks that each ends in the expected PANIC.
+scenarios (crash=NAME) and checks that each ends in the expected PANIC,
+and boots the framework's self-test (ktest=ktest_selftest, which fails on
+purpose) and checks every one of its results against SELFTEST_CHECKS.
 It prints one line per result ("PASS x86_64/smp4 spinlock.trylock_same_cpu")
 and a last line "N passed, N failed, N skipped"; exit status 1 on any
 failure.  Every boot's serial log is kept in build/test-logs/.
@@ -103,7 +106,7 @@ class Boot:
         self.method = method        # "kernel", "grub", "uboot"
         self.cmdline = cmdline
         self.name = name            # "x86_64/smp4-grub"
-        self.kind = kind            # "test", "crash", "bench"
+        self.kind = kind            # "test", "crash", "selftest", "bench"
         self.expect = expect        # crash: regex the PANIC must match
         self.extra = []             # extra QEMU options (icount)
         self.also = []              # crash: regexes the whole log must match
@@ -198,6 +201,7 @@ def crash_matrix(arches, cpu_counts):
             b.also = also
             boots.append(b)
     return boots
+
 
 # ---- Running QEMU -------------------------------------------------------
 
@@ -299,13 +303,15 @@ def clean_lines(log):
 
 
 class Case:
-    def __init__(self, suite, num, name, status, reason="", diags=None):
+    def __init__(self, suite, num, name, status, reason="", diags=None,
+                 line=""):
         self.suite = suite
         self.num = num
         self.name = name
         self.status = status        # "PASS", "FAIL", "SKIP"
         self.reason = reason
         self.diags = diags or []
+        self.line = line            # the result line, "" if none
 
     def full_name(self):
         return "%s.%s" % (self.suite, self.name)
@@ -391,7 +397,7 @@ def parse_ktap(log):
                     reason = directive.lower()
                 else:
                     reason = ""
-                c = Case(suite, num, name, st, reason, diags)
+                c = Case(suite, num, name, st, reason, diags, stripped)
                 suite_cases.append(c)
                 cases.append(c)
                 diags = []
@@ -462,6 +468,11 @@ def judge_test(res, tally):
     for c in cases:
         tally.report(c.status, "%s %s" % (where, c.full_name()), c.reason,
                      c.diags if c.status == "FAIL" else ())
+    if "ktest=all" in boot.cmdline.split():
+        ran = sorted({c.suite for c in cases if c.suite in EXPLICIT_SUITES})
+        if ran:
+            problems.append("explicit-only suite ran in ktest=all: %s"
+                            % ", ".join(ran))
     panic = find_panic(res.log)
     if panic:
         problems.append(panic)
@@ -505,6 +516,112 @@ def judge_crash(res, tally):
                      ["log: %s" % boot.log_path()])
     else:
         tally.report("PASS", what)
+
+# ---- The framework's self-test -----------------------------------------------
+#
+# `ktest=ktest_selftest` runs tests/ktest_selftest.c, whose cases fail,
+# skip and hang on purpose.  Each promise of the framework is one check,
+# reported as "PASS x86_64/smp2 ktest_selftest.timeout_reported".  The
+# table mirrors tests/ktest_selftest.c: change both together.
+
+SELFTEST_SUITE = "ktest_selftest"
+SELFTEST_CPUS = 2           # one CPU count per arch, like the crash boots
+EXPLICIT_SUITES = (SELFTEST_SUITE,)     # must never run in ktest=all
+SELFTEST_AT = r"^tests/ktest_selftest\.c:\d+: "   # failures name file:line
+
+# (check, case, its exact result line, regexes for its diagnostics: each
+# must match one, and the file:line ones are all the failures it has).
+SELFTEST_CHECKS = [
+    ("expect_continues", "expect_failures_continue",
+     "not ok 1 expect_failures_continue",
+     [SELFTEST_AT + r"expected one == two$",
+      SELFTEST_AT + r"expected one == two \(1 vs 2\)$",
+      r"^selftest: reached the end with 2 failures$"]),
+    ("assert_aborts", "assert_aborts", "not ok 2 assert_aborts",
+     [SELFTEST_AT + r"assertion one == two$"]),
+    ("skip_reason", "skip_with_reason",
+     "ok 3 skip_with_reason # SKIP selftest skip reason", []),
+    ("timeout_reported", "hang_times_out",
+     "not ok 4 hang_times_out # TIMEOUT",
+     [r"^hang_times_out: no result after 300 ms, thread abandoned$"]),
+    ("helper_assert", "helper_assert_fails_case",
+     "not ok 5 helper_assert_fails_case",
+     [SELFTEST_AT + r"assertion one == two \(1 vs 2\)$",
+      r"^selftest: helper exited with code 1$"]),
+    ("passes", "passes", "ok 6 passes", []),
+]
+SELFTEST_END = ["not ok 1 ktest_selftest",
+                "# Totals: pass:1 fail:4 skip:1 total:6"]
+SELFTEST_MARKER = "selftest: MARKER"    # printed only by code that must not run
+
+
+def selftest_matrix(arches, cpu_counts):
+    """One ktest_selftest boot per arch, at SELFTEST_CPUS if asked for."""
+    n = SELFTEST_CPUS if SELFTEST_CPUS in cpu_counts else max(cpu_counts)
+    return [Boot(arch, n, "kernel",
+                 "ktest=%s expect_cpus=%d" % (SELFTEST_SUITE, n),
+                 "%s/smp%d-selftest" % (arch, n), "selftest")
+            for arch in arches]
+
+
+def selftest_case_problem(case, line, diag_res):
+    """What is wrong with one self-test case's result, or None."""
+    if case is None:
+        return "no result line"
+    probs = []
+    if case.line != line:
+        probs.append("result '%s', want '%s'" % (case.line, line))
+    for rx in diag_res:
+        if not any(re.search(rx, d) for d in case.diags):
+            probs.append("no diagnostic matching '%s'" % rx)
+    want = sum(1 for rx in diag_res if rx.startswith(SELFTEST_AT))
+    got = sum(1 for d in case.diags if re.match(SELFTEST_AT, d))
+    if got != want:
+        probs.append("%d file:line diagnostics, want %d" % (got, want))
+    return "; ".join(probs) or None
+
+
+def selftest_checks(res):
+    """Judge a ktest_selftest boot: [(check, problem or None)]."""
+    cases, problems = parse_ktap(res.log) if not res.error else ([], [])
+    by_name = {c.name: c for c in cases if c.suite == SELFTEST_SUITE}
+    out = [(check, selftest_case_problem(by_name.get(name), line, diags))
+           for check, name, line, diags in SELFTEST_CHECKS]
+
+    lines = [l.strip() for l in clean_lines(res.log)]
+    ran_on = [l for l in lines if SELFTEST_MARKER in l]
+    out.append(("no_code_after_abort",
+                "code after KASSERT/KSKIP ran: %s" % ran_on[0]
+                if ran_on else None))
+
+    end = list(problems)
+    end += ["no '%s' line" % want for want in SELFTEST_END
+            if want not in lines]
+    panic = find_panic(res.log)
+    if panic:
+        end.append(panic)
+    out.append(("ran_to_end", "; ".join(end) or None))
+
+    code = kernel_exit_code(res.boot.arch, res.status)
+    status = boot_problem(res)
+    if not status and code is None:
+        status = ("QEMU exited with status %s without the kernel powering "
+                  "off" % res.status)
+    elif not status and code == 0:
+        status = "exit code 0 (success) although cases failed"
+    out.append(("exit_status_failure", status))
+    return out
+
+
+def judge_selftest(res, tally):
+    boot = res.boot
+    prefix = "%s/smp%d %s." % (boot.arch, boot.cpus, SELFTEST_SUITE)
+    for check, problem in selftest_checks(res):
+        if problem:
+            tally.report("FAIL", prefix + check, problem,
+                         ["log: %s" % boot.log_path()])
+        else:
+            tally.report("PASS", prefix + check)
 
 # ---- Benchmarks -------------------------------------------------------------
 
@@ -577,17 +694,23 @@ def run_all(boots, timeout, jobs):
 def test_main(args):
     arches = [args.arch] if args.arch else list(ARCHES)
     counts = [args.cpus] if args.cpus else list(CPU_COUNTS)
-    suites = [s for s in (args.suites or "").split(",") if s]
-    boots = test_matrix(arches, counts, suites)
-    if not suites and not args.no_crash:
+    asked = [s for s in (args.suites or "").split(",") if s]
+    # The self-test is judged by its own table, not as a suite that must
+    # pass: --suites ktest_selftest means its selftest boots.
+    suites = [s for s in asked if s != SELFTEST_SUITE]
+    boots = []
+    if suites or not asked:
+        boots += test_matrix(arches, counts, suites)
+    if not asked and not args.no_crash:
         boots += crash_matrix(arches, counts)
+    if (not asked or SELFTEST_SUITE in asked) and not args.no_selftest:
+        boots += selftest_matrix(arches, counts)
     results = run_all(boots, args.timeout, args.jobs)
     tally = Tally()
+    judges = {"test": judge_test, "crash": judge_crash,
+              "selftest": judge_selftest}
     for res in results:
-        if res.boot.kind == "test":
-            judge_test(res, tally)
-        else:
-            judge_crash(res, tally)
+        judges[res.boot.kind](res, tally)
     line = "%d passed, %d failed" % (tally.passed, tally.failed)
     if tally.skipped:
         line += ", %d skipped" % tally.skipped
@@ -609,6 +732,8 @@ def main(argv=None):
                     help="QEMUs at once (default: host CPUs)")
     ap.add_argument("--no-crash", action="store_true",
                     help="skip the crash scenarios")
+    ap.add_argument("--no-selftest", action="store_true",
+                    help="skip the test framework's self-test boots")
     ap.add_argument("--build-root", default="build",
                     help="where the images are: DIR/<arch>/ (default build)")
     ap.add_argument("--log-dir", default=LOG_DIR,

@@ -223,5 +223,148 @@ class JudgeTests(unittest.TestCase):
             ("ipi_roundtrip", "-", "", "SKIP needs >= 2 CPUs")])
 
 
+SELFTEST_LOG = """\
+[cpu0] KTAP version 1
+[cpu0] 1..1
+[cpu0]     KTAP version 1
+[cpu0]     # Subtest: ktest_selftest
+[cpu0]     1..6
+[cpu1]     # tests/ktest_selftest.c:29: expected one == two
+[cpu1]     # tests/ktest_selftest.c:30: expected one == two (1 vs 2)
+[cpu1]     # selftest: reached the end with 2 failures
+[cpu0]     # expect_failures_continue took 4.654 ms
+[cpu0]     not ok 1 expect_failures_continue
+[cpu1]     # tests/ktest_selftest.c:38: assertion one == two
+[cpu0]     # assert_aborts took 0.591 ms
+[cpu0]     not ok 2 assert_aborts
+[cpu0]     # skip_with_reason took 0.177 ms
+[cpu0]     ok 3 skip_with_reason # SKIP selftest skip reason
+[cpu0]     # hang_times_out: no result after 300 ms, thread abandoned
+[cpu0]     not ok 4 hang_times_out # TIMEOUT
+[cpu0]     # tests/ktest_selftest.c:63: assertion one == two (1 vs 2)
+[cpu1]     # selftest: helper exited with code 1
+[cpu0]     # helper_assert_fails_case took 7.057 ms
+[cpu0]     not ok 5 helper_assert_fails_case
+[cpu0]     # passes took 3.240 ms
+[cpu0]     ok 6 passes
+[cpu0] not ok 1 ktest_selftest
+[cpu0] # Totals: pass:1 fail:4 skip:1 total:6
+[cpu0] kestrel: tests done, 4 failed; powering off
+"""
+
+SELFTEST_CHECK_NAMES = [
+    "expect_continues", "assert_aborts", "skip_reason", "timeout_reported",
+    "helper_assert", "passes", "no_code_after_abort", "ran_to_end",
+    "exit_status_failure"]
+
+
+def selftest_result(log, arch="x86_64", status=3):
+    """A ktest_selftest boot; x86 status 3 = arch_poweroff(1)."""
+    return fake_result(arch, "selftest", log, status,
+                       "ktest=ktest_selftest expect_cpus=2")
+
+
+def failed_checks(res):
+    return {check: why for check, why in runner.selftest_checks(res) if why}
+
+
+class SelftestTests(unittest.TestCase):
+    def test_expected_output_passes_every_check(self):
+        for arch, status in (("x86_64", 3), ("riscv64", 1)):
+            res = selftest_result(SELFTEST_LOG, arch, status)
+            checks = runner.selftest_checks(res)
+            self.assertEqual([c for c, _ in checks], SELFTEST_CHECK_NAMES)
+            self.assertEqual(failed_checks(res), {})
+        tally, out = judged(runner.judge_selftest,
+                            selftest_result(SELFTEST_LOG))
+        self.assertEqual((tally.passed, tally.failed), (9, 0))
+        self.assertIn("PASS x86_64/smp2 ktest_selftest.timeout_reported",
+                      out)
+
+    def test_timeout_reported_as_ok(self):
+        log = SELFTEST_LOG.replace("not ok 4 hang_times_out # TIMEOUT",
+                                   "ok 4 hang_times_out")
+        bad = failed_checks(selftest_result(log))
+        self.assertEqual(list(bad), ["timeout_reported"])
+        self.assertIn("want 'not ok 4 hang_times_out # TIMEOUT'",
+                      bad["timeout_reported"])
+
+    def test_skip_reason_lost(self):
+        log = SELFTEST_LOG.replace("# SKIP selftest skip reason", "# SKIP")
+        self.assertEqual(list(failed_checks(selftest_result(log))),
+                         ["skip_reason"])
+
+    def test_expect_that_stops_the_case(self):
+        log = SELFTEST_LOG.replace(
+            "[cpu1]     # selftest: reached the end with 2 failures\n", "")
+        bad = failed_checks(selftest_result(log))
+        self.assertEqual(list(bad), ["expect_continues"])
+        self.assertIn("reached the end", bad["expect_continues"])
+
+    def test_extra_or_unlocated_failures(self):
+        # A third failure, and one diagnostic without file:line.
+        log = SELFTEST_LOG.replace(
+            "[cpu1]     # tests/ktest_selftest.c:38: assertion one == two\n",
+            "[cpu1]     # assertion one == two\n").replace(
+            "[cpu1]     # selftest: helper exited with code 1\n",
+            "[cpu1]     # tests/ktest_selftest.c:64: extra\n"
+            "[cpu1]     # selftest: helper exited with code 1\n")
+        bad = failed_checks(selftest_result(log))
+        self.assertEqual(list(bad), ["assert_aborts", "helper_assert"])
+        self.assertIn("0 file:line diagnostics, want 1", bad["assert_aborts"])
+        self.assertIn("2 file:line diagnostics, want 1", bad["helper_assert"])
+
+    def test_code_after_assert_ran(self):
+        log = SELFTEST_LOG.replace(
+            "[cpu0]     # assert_aborts took",
+            "[cpu1]     # selftest: MARKER assert_aborts after KASSERT "
+            "ran on\n[cpu0]     # assert_aborts took")
+        bad = failed_checks(selftest_result(log))
+        self.assertEqual(list(bad), ["no_code_after_abort"])
+
+    def test_helper_assert_ended_the_case(self):
+        log = SELFTEST_LOG.replace(
+            "[cpu1]     # selftest: helper exited with code 1\n", "")
+        self.assertEqual(list(failed_checks(selftest_result(log))),
+                         ["helper_assert"])
+
+    def test_hang_stops_the_run(self):
+        # The runner never gave up on the hung case: QEMU timed out.
+        log = SELFTEST_LOG.split("[cpu0]     # hang_times_out")[0]
+        res = selftest_result(log, status=None)
+        res.timed_out = True
+        bad = failed_checks(res)
+        self.assertEqual(list(bad), ["timeout_reported", "helper_assert",
+                                     "passes", "ran_to_end",
+                                     "exit_status_failure"])
+        self.assertIn("no result", bad["timeout_reported"])
+        self.assertIn("Totals", bad["ran_to_end"])
+        self.assertEqual(bad["exit_status_failure"], "timed out")
+
+    def test_success_status_despite_failures(self):
+        bad = failed_checks(selftest_result(SELFTEST_LOG, "x86_64", 1))
+        self.assertEqual(list(bad), ["exit_status_failure"])
+        bad = failed_checks(selftest_result(SELFTEST_LOG, "riscv64", 0))
+        self.assertIn("success", bad["exit_status_failure"])
+
+    def test_explicit_suite_in_all_fails_the_boot(self):
+        log = GOOD.replace("[cpu0] 1..2", "[cpu0] 1..3").replace(
+            "[cpu0] # Totals",
+            "\n".join(SELFTEST_LOG.splitlines()[2:24]) + "\n"
+            "[cpu0] not ok 3 ktest_selftest\n[cpu0] # Totals")
+        tally, out = judged(runner.judge_test,
+                            fake_result("x86_64", "test", log, 3))
+        self.assertIn("explicit-only suite ran in ktest=all: ktest_selftest",
+                      out)
+
+    def test_one_boot_per_arch(self):
+        boots = runner.selftest_matrix(["x86_64", "riscv64"], [1, 2, 4])
+        self.assertEqual([(b.name, b.cmdline, b.kind) for b in boots], [
+            ("x86_64/smp2-selftest", "ktest=ktest_selftest expect_cpus=2",
+             "selftest"),
+            ("riscv64/smp2-selftest", "ktest=ktest_selftest expect_cpus=2",
+             "selftest")])
+        self.assertEqual(runner.selftest_matrix(["x86_64"], [1])[0].cpus, 1)
+
 if __name__ == "__main__":
     unittest.main()

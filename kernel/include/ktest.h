@@ -18,6 +18,13 @@
  * "not ok ... # TIMEOUT" and the suite goes on.
  *
  * Suites are placed in the "ktest_suites" linker section.
+ *
+ * KTEST_SUITE_EXPLICIT(name, cases) registers a suite that runs only when
+ * it is named (`ktest=name`, shell `test name`), never as part of "all"
+ * (`ktest=all`, shell `test` without arguments).  It is for suites that
+ * fail on purpose: ktest_selftest checks the framework's own promises
+ * (EXPECT continues, ASSERT aborts, SKIP reason, TIMEOUT) and the host
+ * runner judges its output case by case.
  */
 #ifndef KTEST_H
 #define KTEST_H
@@ -34,6 +41,7 @@ struct ktest_case {
 struct ktest_suite {
 	const char *name;
 	struct ktest_case *cases;	/* terminated by {0} */
+	bool explicit_only;		/* not in "all": run only when named */
 };
 
 /* State of the running case. */
@@ -47,10 +55,12 @@ struct ktest {
 
 #define KTEST_CASE(fn) { .name = #fn, .run = fn }
 #define KTEST_CASE_TIMEOUT(fn, ms) { .name = #fn, .run = fn, .timeout_ms = (ms) }
-#define KTEST_SUITE(sname, scases)                                          \
+#define __KTEST_SUITE(sname, scases, explicit)                              \
 	static const struct ktest_suite __ktest_suite_##sname                \
 		__attribute__((used, section("ktest_suites"), aligned(8))) = \
-		{ .name = #sname, .cases = scases }
+		{ .name = #sname, .cases = scases, .explicit_only = explicit }
+#define KTEST_SUITE(sname, scases) __KTEST_SUITE(sname, scases, false)
+#define KTEST_SUITE_EXPLICIT(sname, scases) __KTEST_SUITE(sname, scases, true)
 
 void ktest_fail(struct ktest *t, const char *file, int line,
 		const char *fmt, ...) __printf(4, 5);
@@ -88,10 +98,13 @@ void ktest_skip(struct ktest *t, const char *reason) __noreturn;
 #define KSKIP(t, reason) ktest_skip(t, reason)
 
 /*
- * Run the suites named in @names (NULL/empty: all), print KTAP v1, return
- * the number of failed cases.  Task context.
+ * Run the suites named in @names (NULL/empty or the one name "all": every
+ * suite except the explicit-only ones), print KTAP v1, return the number
+ * of failed cases (an unknown name counts as one).  Task context; the
+ * caller sleeps while each case runs in a thread of its own.
  */
 int ktest_run(const char *const *names, int nnames);
-/* Print "name" of every suite, for `help`/`test ?`. */
+/* Print every suite with its case count, for `help`/`test ?`;
+ * explicit-only suites are marked "(only when named)". */
 void ktest_list(void);
 #endif
