@@ -88,6 +88,7 @@ debug: deps images
 
 test: deps
 	python3 tests/test_runner.py
+	$(MAKE) --no-print-directory -C tests/host test
 	@for a in $(TEST_ARCHES); do $(MAKE) --no-print-directory ARCH=$$a images || exit 1; done
 	python3 tests/runner.py test $(RUNNER_ARGS) $(if $(SUITES),--suites $(SUITES))
 

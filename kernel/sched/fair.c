@@ -1,124 +1,894 @@
 /*
- * fair.c - TEMPORARY round robin adapted to the issue-3 ops; EEVDF next.
+ * fair.c - the fair class: EEVDF, as Linux has used since 6.6
+ * (kernel/sched/fair.c), for SCHED_NORMAL tasks; and the load balancer
+ * that spreads them over the CPUs.
+ *
+ * Earliest Eligible Virtual Deadline First.  Every task has a weight from
+ * its nice level (Linux's sched_prio_to_weight, nice 0 = 1024) and a
+ * request size, its slice (sched_attr.slice_ns, default 3 ms as Linux's
+ * base slice).  Running for delta ns advances its virtual runtime by
+ * delta * 1024 / weight.  V is the weighted average of the queue's
+ * virtual runtimes (running task included); an ideal fluid scheduler
+ * would have every task at V, so lag_i = V - v_i is what the task is
+ * owed.  A task is eligible when lag_i >= 0 (v_i <= V).  Its virtual
+ * deadline is v_i + slice * 1024 / weight, renewed when it has run its
+ * slice.  The pick: among eligible tasks, the earliest virtual deadline.
+ *
+ * The tree (Linux's current shape): entities ordered by virtual deadline,
+ * each node augmented with the minimum vruntime of its subtree.  The
+ * leftmost eligible node is found by walking down: go left while the left
+ * subtree holds an eligible entity (its min_vruntime <= V), else take
+ * this node if eligible, else go right -- O(log n), pick_eevdf().
+ *
+ * V without drift: sum (v_i - min_vruntime) * w_i and sum w_i are kept
+ * for the tree's entities (min_vruntime only moves forward, the sum is
+ * adjusted when it does); the running entity is not in the tree and is
+ * added in when V is read (avg_vruntime()).  Eligibility compares
+ * sum_key >= key_i * sum_w, no division (vruntime_eligible()).
+ *
+ * Lag across sleep and migration: leaving the queue stores vlag = V - v
+ * (clamped, update_entity_lag()); coming back places v = V' - vlag on the
+ * new queue, inflated so the lag survives the entity's own effect on V'
+ * (place_entity(), Linux's placement strategy).  A migration therefore
+ * subtracts the old queue's V and adds the new one's.  Out for a move or
+ * a parameter change (not sleep), the deadline is kept relative.
+ *
+ * Simplified from Linux, on purpose: no cgroups (one level), load = sum of
+ * weights (no PELT), no buddies.  DELAY_DEQUEUE is emulated at wakeup: a
+ * task that slept with negative lag comes back with min(0, V_now - v) on
+ * the same queue -- the lag it would have had had it stayed queued,
+ * ineligible, until V reached it (then DELAY_ZERO) -- instead of keeping
+ * its whole debt; this keeps short sleepers eligible on wakeup.
+ * RUN_TO_PARITY: a picked task keeps the CPU until its request is used up
+ * unless a waking task asks for a shorter slice (PREEMPT_SHORT).  HRTICK
+ * is on: a one-shot timer ends the running request on time, where the
+ * 4 ms tick alone would stretch 3 ms requests into 4-7 ms turns.
+ *
+ * Locking: every op runs with its rq->lock held and interrupts off; the
+ * running task is taken out of the tree by set_next_task and put back by
+ * put_prev_task, as in Linux.
  */
 #include "internal.h"
+#include "timer.h"
 
-#define FAIR_SLICE_NS (3 * NSEC_PER_MSEC)
+#define NICE_0_LOAD 1024UL
+#define SCHED_BASE_SLICE_NS (3 * NSEC_PER_MSEC)
+/* Periodic balance: every tick while idle, else every 8 ticks (32 ms). */
+#define BALANCE_TICKS_BUSY 8
+/* Per balance, at most this many tasks move / are looked at (bounded
+ * irq-off time whatever the queue length). */
+#define BALANCE_MAX_MOVE 32
+#define BALANCE_MAX_SCAN 64
+
+/*
+ * Linux's table: nice -20..19; each step is ~10% of CPU time between two
+ * competing tasks (weights ~1.25 apart).
+ */
+static const unsigned long sched_prio_to_weight[40] = {
+	/* -20 */ 88761, 71755, 56483, 46273, 36291,
+	/* -15 */ 29154, 23254, 18705, 14949, 11916,
+	/* -10 */ 9548, 7620, 6100, 4904, 3906,
+	/*  -5 */ 3121, 2501, 1991, 1586, 1277,
+	/*   0 */ 1024, 820, 655, 526, 423,
+	/*   5 */ 335, 272, 215, 172, 137,
+	/*  10 */ 110, 87, 70, 56, 45,
+	/*  15 */ 36, 29, 23, 18, 15,
+};
+
+static inline struct task *task_of(struct sched_entity *se)
+{
+	return container_of(se, struct task, se);
+}
+
+#define __node_2_se(node) rb_entry((node), struct sched_entity, run_node)
+
+/* delta ns of real time in @se's virtual time. */
+static inline uint64_t calc_delta_fair(uint64_t delta, const struct sched_entity *se)
+{
+	if (se->weight != NICE_0_LOAD)
+		delta = delta * NICE_0_LOAD / se->weight;
+	return delta;
+}
+
+/* a * b / c without overflowing the product (|a| * b may exceed 2^63):
+ * a = q*c + r, so a*b/c = q*b + r*b/c with |r| < c. */
+static inline int64_t mul_div_s64(int64_t a, uint64_t b, uint64_t c)
+{
+	int64_t q = a / (int64_t)c, r = a % (int64_t)c;
+
+	return q * (int64_t)b + r * (int64_t)b / (int64_t)c;
+}
+
+static inline uint64_t min_vruntime(uint64_t a, uint64_t b)
+{
+	return (int64_t)(b - a) < 0 ? b : a;
+}
+
+static inline bool entity_before(const struct sched_entity *a,
+				 const struct sched_entity *b)
+{
+	return (int64_t)(a->deadline - b->deadline) < 0;
+}
+
+static inline int64_t entity_key(const struct cfs_rq *cfs, const struct sched_entity *se)
+{
+	return (int64_t)(se->vruntime - cfs->min_vruntime);
+}
+
+/* ---- V: the weighted average vruntime -------------------------------- */
+
+static void avg_vruntime_add(struct cfs_rq *cfs, const struct sched_entity *se)
+{
+	cfs->avg_vruntime += entity_key(cfs, se) * (int64_t)se->weight;
+	cfs->avg_load += se->weight;
+}
+
+static void avg_vruntime_sub(struct cfs_rq *cfs, const struct sched_entity *se)
+{
+	cfs->avg_vruntime -= entity_key(cfs, se) * (int64_t)se->weight;
+	cfs->avg_load -= se->weight;
+}
+
+/* min_vruntime moved forward by @delta: every key shrank by it. */
+static void avg_vruntime_update(struct cfs_rq *cfs, int64_t delta)
+{
+	cfs->avg_vruntime -= (int64_t)cfs->avg_load * delta;
+}
+
+/* Sums including the running entity, which is not in the tree. */
+static void avg_sums(const struct cfs_rq *cfs, int64_t *avg, int64_t *load)
+{
+	const struct sched_entity *curr = cfs->curr;
+
+	*avg = cfs->avg_vruntime;
+	*load = (int64_t)cfs->avg_load;
+	if (curr && curr->on_rq) {
+		*avg += entity_key(cfs, curr) * (int64_t)curr->weight;
+		*load += (int64_t)curr->weight;
+	}
+}
+
+static uint64_t avg_vruntime(const struct cfs_rq *cfs)
+{
+	int64_t avg, load;
+
+	avg_sums(cfs, &avg, &load);
+	if (load) {
+		/* Round towards -inf: V must not run ahead of the sum. */
+		if (avg < 0)
+			avg -= load - 1;
+		avg /= load;
+	}
+	return cfs->min_vruntime + avg;
+}
+
+/*
+ * v <= V  <=>  (v - min_v) * W <= sum (v_i - min_v) * w_i: no division,
+ * so no rounding.  Products stay far from 2^63 while keys are within
+ * seconds of each other and the queue's weight below ~10^8.
+ */
+static bool vruntime_eligible(const struct cfs_rq *cfs, uint64_t vruntime)
+{
+	int64_t avg, load;
+
+	avg_sums(cfs, &avg, &load);
+	return avg >= (int64_t)(vruntime - cfs->min_vruntime) * load;
+}
+
+static inline bool entity_eligible(const struct cfs_rq *cfs, const struct sched_entity *se)
+{
+	return vruntime_eligible(cfs, se->vruntime);
+}
+
+/* Advance the key base to the smallest vruntime in the queue, never back. */
+static void update_min_vruntime(struct cfs_rq *cfs)
+{
+	struct rb_node *root = cfs->tasks_timeline.rb_root.rb_node;
+	struct sched_entity *curr = cfs->curr;
+	uint64_t v = cfs->min_vruntime;
+	int64_t delta;
+
+	if (curr && !curr->on_rq)
+		curr = NULL;
+	if (curr)
+		v = curr->vruntime;
+	if (root)
+		v = curr ? min_vruntime(v, __node_2_se(root)->min_vruntime)
+			 : __node_2_se(root)->min_vruntime;
+	delta = (int64_t)(v - cfs->min_vruntime);
+	if (delta > 0) {
+		avg_vruntime_update(cfs, delta);
+		cfs->min_vruntime = v;
+	}
+}
+
+/* ---- The tree: by deadline, augmented with min vruntime --------------- */
+
+/* Recompute se->min_vruntime from its children; true if unchanged. */
+static bool min_vruntime_update(struct sched_entity *se)
+{
+	uint64_t old = se->min_vruntime, m = se->vruntime;
+	struct rb_node *l = se->run_node.rb_left, *r = se->run_node.rb_right;
+
+	if (l)
+		m = min_vruntime(m, __node_2_se(l)->min_vruntime);
+	if (r)
+		m = min_vruntime(m, __node_2_se(r)->min_vruntime);
+	se->min_vruntime = m;
+	return m == old;
+}
+
+static void min_vruntime_propagate(struct rb_node *node, struct rb_node *stop)
+{
+	while (node != stop) {
+		if (min_vruntime_update(__node_2_se(node)))
+			break;
+		node = rb_parent(node);
+	}
+}
+
+static void min_vruntime_copy(struct rb_node *old, struct rb_node *new)
+{
+	__node_2_se(new)->min_vruntime = __node_2_se(old)->min_vruntime;
+}
+
+static void min_vruntime_rotate(struct rb_node *old, struct rb_node *new)
+{
+	__node_2_se(new)->min_vruntime = __node_2_se(old)->min_vruntime;
+	min_vruntime_update(__node_2_se(old));
+}
+
+static const struct rb_augment_callbacks min_vruntime_cb = {
+	.propagate = min_vruntime_propagate,
+	.copy = min_vruntime_copy,
+	.rotate = min_vruntime_rotate,
+};
+
+/* Into the tree (and V's sums).  The entity's vruntime and deadline must
+ * not change while it is in the tree. */
+static void __enqueue_entity(struct cfs_rq *cfs, struct sched_entity *se)
+{
+	struct rb_node **link = &cfs->tasks_timeline.rb_root.rb_node, *parent = NULL;
+	bool leftmost = true;
+
+	avg_vruntime_add(cfs, se);
+	se->min_vruntime = se->vruntime;
+	while (*link) {
+		parent = *link;
+		if (entity_before(se, __node_2_se(parent))) {
+			link = &parent->rb_left;
+		} else {
+			link = &parent->rb_right;
+			leftmost = false;
+		}
+	}
+	rb_link_node(&se->run_node, parent, link);
+	if (parent)
+		min_vruntime_propagate(parent, NULL);
+	rb_insert_augmented_cached(&se->run_node, &cfs->tasks_timeline, leftmost,
+				   &min_vruntime_cb);
+}
+
+static void __dequeue_entity(struct cfs_rq *cfs, struct sched_entity *se)
+{
+	rb_erase_augmented_cached(&se->run_node, &cfs->tasks_timeline, &min_vruntime_cb);
+	RB_CLEAR_NODE(&se->run_node);
+	avg_vruntime_sub(cfs, se);
+}
+
+/*
+ * The eligible entity with the earliest virtual deadline, the running
+ * one included.  A running entity that is still eligible and protected
+ * (RUN_TO_PARITY) is kept.  O(log n).
+ */
+static struct sched_entity *pick_eevdf(struct cfs_rq *cfs)
+{
+	struct rb_node *node = cfs->tasks_timeline.rb_root.rb_node;
+	struct rb_node *first = rb_first_cached(&cfs->tasks_timeline);
+	struct sched_entity *se = first ? __node_2_se(first) : NULL;
+	struct sched_entity *curr = cfs->curr, *best = NULL;
+
+	if (curr && !curr->on_rq)
+		curr = NULL;
+	if (cfs->nr_running == 1)
+		return curr ? curr : se;
+	if (curr && !entity_eligible(cfs, curr))
+		curr = NULL;
+	if (curr && curr->protect)
+		return curr;
+	/* The earliest deadline of all, if it is eligible. */
+	if (se && entity_eligible(cfs, se)) {
+		best = se;
+		goto found;
+	}
+	while (node) {
+		struct rb_node *left = node->rb_left;
+
+		/* An eligible entity on the left has an earlier deadline
+		 * than anything here or on the right. */
+		if (left && vruntime_eligible(cfs, __node_2_se(left)->min_vruntime)) {
+			node = left;
+			continue;
+		}
+		se = __node_2_se(node);
+		if (entity_eligible(cfs, se)) {
+			best = se;
+			break;
+		}
+		node = node->rb_right;
+	}
+found:
+	if (!best || (curr && entity_before(curr, best)))
+		best = curr;
+	/* Someone is always eligible (lag sums to zero): a broken sum or
+	 * tree otherwise. */
+	BUG_ON(!best);
+	return best;
+}
+
+/* ---- Lag, placement, deadlines ---------------------------------------- */
+
+/* Leaving the queue: remember what it is owed, bounded (Linux: two
+ * slices or a tick, in the entity's virtual time). */
+static void update_entity_lag(struct cfs_rq *cfs, struct sched_entity *se)
+{
+	int64_t vlag = (int64_t)(avg_vruntime(cfs) - se->vruntime);
+	int64_t limit = (int64_t)calc_delta_fair(MAX(2 * se->slice, TICK_NS), se);
+
+	se->vlag = vlag < -limit ? -limit : vlag > limit ? limit : vlag;
+	se->lag_cfs_rq = cfs;
+}
+
+/*
+ * Give @se its vruntime and deadline on @cfs before it is counted there.
+ * A waking task keeps its lag (see the file header for the negative
+ * case); a new one starts at V with half a request, as Linux (the others
+ * are on average half-way through theirs).
+ */
+static void place_entity(struct cfs_rq *cfs, struct sched_entity *se, int flags)
+{
+	uint64_t V = avg_vruntime(cfs), vslice;
+	int64_t lag = se->vlag;
+
+	if (!se->custom_slice)
+		se->slice = SCHED_BASE_SLICE_NS;
+	vslice = calc_delta_fair(se->slice, se);
+
+	/* DELAY_DEQUEUE emulation: the debt shrinks as V moves on. */
+	if ((flags & ENQUEUE_WAKEUP) && lag < 0 && se->lag_cfs_rq == cfs) {
+		int64_t now = (int64_t)(V - se->vruntime);
+
+		lag = now >= 0 ? 0 : MAX(lag, now);
+	}
+	if (cfs->nr_running && lag) {
+		int64_t avg, load;
+
+		/*
+		 * Adding w_i at v_i = V - vl moves V to V - w_i*vl/(W + w_i),
+		 * leaving a lag of vl*W/(W + w_i): inflate vl by (W + w_i)/W
+		 * so that the lag after placement is the one remembered.
+		 */
+		avg_sums(cfs, &avg, &load);
+		if (load)
+			lag = mul_div_s64(lag, (uint64_t)load + se->weight, (uint64_t)load);
+	}
+	se->vruntime = V - lag;
+	se->vlag = 0;
+	if (se->rel_deadline) {
+		se->deadline += se->vruntime;
+		se->rel_deadline = false;
+		return;
+	}
+	if (flags & ENQUEUE_NEW)
+		vslice /= 2;
+	se->deadline = se->vruntime + vslice;
+}
+
+/* The running request is used up: issue the next one.  True if so. */
+static bool update_deadline(struct cfs_rq *cfs, struct sched_entity *se)
+{
+	(void)cfs;
+	if ((int64_t)(se->vruntime - se->deadline) < 0)
+		return false;
+	if (!se->custom_slice)
+		se->slice = SCHED_BASE_SLICE_NS;
+	se->deadline = se->vruntime + calc_delta_fair(se->slice, se);
+	se->protect = false;
+	return true;
+}
+
+/* Bring the running task's vruntime up to rq->clock_ns before V is used:
+ * through core's one accounting path, which calls update_curr_fair. */
+static void sync_curr(struct rq *rq)
+{
+	if (rq->cfs.curr)
+		update_curr(rq);
+}
+
+/*
+ * HRTICK: end the running request when it is used up rather than at the
+ * next tick.  With 4 ms ticks a 3 ms request would otherwise be a 4-7 ms
+ * turn, and the systematic overshoot leaves some tasks lagging with
+ * early deadlines that a short-slice waker then has to wait behind.
+ * Armed only on the rq's own CPU (timers fire where armed) and only with
+ * someone to switch to; a stale expiry is harmless (it just re-checks).
+ */
+static void hrtick_start(struct rq *rq)
+{
+	struct sched_entity *se = rq->cfs.curr;
+	int64_t vleft;
+
+	if (!se || rq->cfs.nr_running < 2 || rq != this_rq())
+		return;
+	vleft = (int64_t)(se->deadline - se->vruntime);
+	if (vleft < 0)
+		vleft = 0;
+	/* Back to real time, rounded up so the request is surely used up. */
+	timer_arm(&rq->cfs.hrtick,
+		  rq->clock_ns + ((uint64_t)vleft * se->weight + NICE_0_LOAD - 1) / NICE_0_LOAD);
+}
+
+static void hrtick_cancel(struct rq *rq)
+{
+	/* Only here: a cancel from another CPU would wait for a callback
+	 * spinning on the rq->lock that CPU holds. */
+	if (rq == this_rq())
+		timer_cancel(&rq->cfs.hrtick);
+}
+
+static void task_tick_fair(struct rq *rq, struct task *p);
+
+static void hrtick_fn(struct timer *t)
+{
+	struct rq *rq = t->data;
+
+	spin_lock_raw(&rq->lock);
+	update_rq_clock(rq);
+	update_curr(rq);	/* renews the deadline, reschedules */
+	if (rq->cfs.curr && !READ_ONCE(rq->cpu->need_resched)) {
+		task_tick_fair(rq, task_of(rq->cfs.curr));
+		if (!READ_ONCE(rq->cpu->need_resched))
+			hrtick_start(rq);
+	}
+	spin_unlock_raw(&rq->lock);
+}
+
+/* ---- Class operations (rq->lock held, irqs off, for all) --------------- */
 
 static void init_rq_fair(struct rq *rq)
 {
-	list_init(&rq->cfs.queue);
-	rq->cfs.nr_running = 0;
+	rq->cfs = (struct cfs_rq){ .tasks_timeline = RB_ROOT_CACHED };
+	timer_init(&rq->cfs.hrtick, hrtick_fn, rq);
+	/* Stagger the CPUs' periodic balance. */
+	rq->cfs.balance_ticks = 1 + (rq->cpu ? rq->cpu->id % BALANCE_TICKS_BUSY : 0);
 }
 
 static void enqueue_task_fair(struct rq *rq, struct task *p, int flags)
 {
-	(void)flags;
-	if (rq->curr != p)
-		list_add_tail(&p->se.rr_node, &rq->cfs.queue);
-	rq->cfs.nr_running++;
+	struct cfs_rq *cfs = &rq->cfs;
+	struct sched_entity *se = &p->se;
+
+	BUG_ON(se->on_rq);
+	BUG_ON(!se->weight);
+	sync_curr(rq);
+	place_entity(cfs, se, flags);
+	if (cfs->curr != se)
+		__enqueue_entity(cfs, se);
+	se->on_rq = true;
+	cfs->load += se->weight;
+	cfs->nr_running++;
+	update_min_vruntime(cfs);
 	add_nr_running(rq, 1);
+	if (cfs->nr_running == 2)
+		hrtick_start(rq);	/* now there is someone to switch to */
 }
 
 static void dequeue_task_fair(struct rq *rq, struct task *p, int flags)
 {
-	(void)flags;
-	list_del_init(&p->se.rr_node);
-	rq->cfs.nr_running--;
+	struct cfs_rq *cfs = &rq->cfs;
+	struct sched_entity *se = &p->se;
+
+	BUG_ON(!se->on_rq || !cfs->nr_running);
+	sync_curr(rq);
+	update_entity_lag(cfs, se);
+	if (!(flags & DEQUEUE_SLEEP)) {
+		/* Back soon (move, parameter change): keep the request. */
+		se->deadline -= se->vruntime;
+		se->rel_deadline = true;
+	}
+	if (cfs->curr != se)
+		__dequeue_entity(cfs, se);
+	se->on_rq = false;
+	cfs->load -= se->weight;
+	cfs->nr_running--;
+	update_min_vruntime(cfs);
 	sub_nr_running(rq, 1);
+	BUG_ON(!cfs->nr_running && (cfs->load || cfs->avg_load || cfs->avg_vruntime));
 }
 
+/*
+ * yield(): skip the rest of the current request (Linux: deadline += one
+ * request) and give up the lag that keeps the others waiting: vruntime
+ * rises to the least-served queued task's, so that one is eligible and
+ * -- with equal weights -- has the earlier deadline.  Linux stops at the
+ * first part, so a yielder that others trail in vruntime runs again; a
+ * caller of yield() here expects someone else to run, as POSIX says.
+ */
 static void yield_task_fair(struct rq *rq)
 {
-	rq->donor->se.slice_end_ns = 0;
+	struct cfs_rq *cfs = &rq->cfs;
+	struct sched_entity *se = &rq->donor->se;
+	struct rb_node *root = cfs->tasks_timeline.rb_root.rb_node;
+
+	if (cfs->nr_running <= 1 || cfs->curr != se || !root)
+		return;
+	se->vruntime = MAX((int64_t)(se->vruntime - __node_2_se(root)->min_vruntime), 0) +
+		       __node_2_se(root)->min_vruntime;
+	if ((int64_t)(se->deadline - se->vruntime) < 0)
+		se->deadline = se->vruntime;
+	se->deadline += calc_delta_fair(se->slice, se);
+	se->protect = false;
+	update_min_vruntime(cfs);
 }
 
+/*
+ * @p woke onto @rq, whose donor is fair: preempt when p is the EEVDF pick
+ * now.  A waker asking for a shorter slice than the running task's ends
+ * the running task's protection (PREEMPT_SHORT).
+ */
 static void wakeup_preempt_fair(struct rq *rq, struct task *p)
 {
-	(void)rq;
-	(void)p;
+	struct cfs_rq *cfs = &rq->cfs;
+	struct sched_entity *se = &rq->donor->se, *pse = &p->se;
+
+	if (se == pse || cfs->curr != se)
+		return;
+	sync_curr(rq);
+	if (pse->slice < se->slice)
+		se->protect = false;
+	if (pick_eevdf(cfs) == pse)
+		resched_curr(rq);
 }
 
 static struct task *pick_next_task_fair(struct rq *rq)
 {
-	if (list_empty(&rq->cfs.queue))
+	if (!rq->cfs.nr_running)
 		return NULL;
-	return list_first_entry(&rq->cfs.queue, struct task, se.rr_node);
+	return task_of(pick_eevdf(&rq->cfs));
 }
 
+/* @p stops running: back into the tree if still queued. */
 static void put_prev_task_fair(struct rq *rq, struct task *p)
 {
-	if (p->on_rq)
-		list_add_tail(&p->se.rr_node, &rq->cfs.queue);
+	struct cfs_rq *cfs = &rq->cfs;
+	struct sched_entity *se = &p->se;
+
+	BUG_ON(cfs->curr != se);
+	if (se->on_rq)
+		__enqueue_entity(cfs, se);
+	cfs->curr = NULL;
+	hrtick_cancel(rq);
 }
 
+/* @p starts running: out of the tree, protected until its request ends. */
 static void set_next_task_fair(struct rq *rq, struct task *p)
 {
-	list_del_init(&p->se.rr_node);
-	p->se.slice_end_ns = rq->clock_ns + FAIR_SLICE_NS;
+	struct cfs_rq *cfs = &rq->cfs;
+	struct sched_entity *se = &p->se;
+
+	BUG_ON(cfs->curr || !se->on_rq);
+	__dequeue_entity(cfs, se);
+	cfs->curr = se;
+	se->protect = true;
+	hrtick_start(rq);
 }
 
+/* Scheduling-context time of the donor: virtual runtime, deadline. */
+static void update_curr_fair(struct rq *rq, struct task *donor, uint64_t delta)
+{
+	struct cfs_rq *cfs = &rq->cfs;
+	struct sched_entity *curr = &donor->se;
+
+	BUG_ON(cfs->curr != curr);
+	curr->vruntime += calc_delta_fair(delta, curr);
+	if (update_deadline(cfs, curr) && cfs->nr_running > 1)
+		resched_curr(rq);
+	update_min_vruntime(cfs);
+}
+
+/* Tick (core charged the time first): switch when someone else is the
+ * pick, e.g. the running task became ineligible after its request. */
 static void task_tick_fair(struct rq *rq, struct task *p)
 {
-	if (rq->clock_ns >= p->se.slice_end_ns && !list_empty(&rq->cfs.queue))
+	struct cfs_rq *cfs = &rq->cfs;
+
+	if (cfs->nr_running > 1 && pick_eevdf(cfs) != &p->se)
 		resched_curr(rq);
 }
 
-static void update_curr_fair(struct rq *rq, struct task *donor, uint64_t delta)
+/* ---- SMP: CPU selection and load balancing ----------------------------- */
+
+/* Weighted load of a CPU for placement: fair weights, plus a nice-0 weight
+ * for every task of another class.  Lockless: a heuristic. */
+static unsigned long cpu_load(int cpu)
 {
-	(void)rq;
-	(void)donor;
-	(void)delta;
+	struct rq *rq = cpu_rq(cpu);
+	unsigned nr = READ_ONCE(rq->nr_running), nr_fair = READ_ONCE(rq->cfs.nr_running);
+
+	return READ_ONCE(rq->cfs.load) + (nr > nr_fair ? nr - nr_fair : 0) * NICE_0_LOAD;
 }
 
+static bool cpu_idle(int cpu)
+{
+	struct rq *rq = cpu_rq(cpu);
+
+	return READ_ONCE(rq->curr) == rq->idle && READ_ONCE(rq->nr_running) == 0;
+}
+
+/*
+ * Where @p runs next: its previous CPU if idle (warm cache), else an idle
+ * allowed CPU (scanning from prev_cpu + 1 so wakeups spread), else the
+ * allowed CPU with the least weighted load, prev_cpu on a tie.  p->pi_lock
+ * held, no rq lock.
+ */
 static int select_task_rq_fair(struct task *p, int prev_cpu, int flags)
 {
 	uint64_t allowed = task_cpus_online(p);
+	unsigned long best_load = ~0UL;
 	int best = -1;
-	unsigned best_load = ~0U;
 
 	(void)flags;
-	if ((allowed >> prev_cpu) & 1) {
-		struct rq *rq = cpu_rq(prev_cpu);
+	BUG_ON(!allowed);
+	if (prev_cpu >= 0 && prev_cpu < ncpus && ((allowed >> prev_cpu) & 1) &&
+	    cpu_idle(prev_cpu))
+		return prev_cpu;
+	for (int k = 1; k <= ncpus; k++) {
+		int cpu = (prev_cpu + k) % ncpus;
 
-		if (READ_ONCE(rq->curr) == rq->idle && READ_ONCE(rq->nr_running) == 0)
-			return prev_cpu;
+		if ((allowed >> cpu) & 1 && cpu_idle(cpu))
+			return cpu;
 	}
-	for (int i = 0; i < ncpus; i++) {
-		unsigned load;
+	for (int cpu = 0; cpu < ncpus; cpu++) {
+		unsigned long load;
 
-		if (!((allowed >> i) & 1))
+		if (!((allowed >> cpu) & 1))
 			continue;
-		load = READ_ONCE(cpu_rq(i)->nr_running);
-		if (load < best_load || (load == best_load && i == prev_cpu)) {
-			best = i;
+		load = cpu_load(cpu);
+		if (load < best_load || (load == best_load && cpu == prev_cpu)) {
+			best = cpu;
 			best_load = load;
 		}
 	}
 	return best;
 }
 
-void fair_set_params(struct task *p, const struct sched_attr *attr)
+/*
+ * The one place that decides whether the balancer may move @p from @src
+ * to @dst_cpu.  Never the running task nor the donor (proxy execution
+ * will add: nor a task blocked on a mutex), never outside its affinity.
+ * src->lock held.
+ */
+static bool can_migrate_task(struct rq *src, struct task *p, int dst_cpu)
 {
-	p->se.slice = attr->slice_ns;
+	if (task_on_cpu(src, p) || src->donor == p || READ_ONCE(p->on_cpu))
+		return false;
+	if (!p->on_rq || p->sched_class != &fair_sched_class)
+		return false;
+	return (task_cpus_online(p) >> dst_cpu) & 1;
 }
 
+/*
+ * Pull fair tasks from @src to @dst while that narrows the gap between
+ * their loads: a task of weight w moves if load(src) - load(dst) >= 2w.
+ * Least urgent first (latest deadline).  Both locks held.
+ */
+static int move_tasks(struct rq *dst, struct rq *src)
+{
+	long imbalance = (long)src->cfs.load - (long)dst->cfs.load;
+	struct rb_node *node = rb_last(&src->cfs.tasks_timeline.rb_root), *prev;
+	int moved = 0, scanned = 0;
+
+	for (; node && moved < BALANCE_MAX_MOVE && scanned++ < BALANCE_MAX_SCAN;
+	     node = prev) {
+		struct sched_entity *se = __node_2_se(node);
+		struct task *p = task_of(se);
+
+		prev = rb_prev(node);
+		if ((long)(2 * se->weight) > imbalance)
+			continue;
+		if (!can_migrate_task(src, p, cpu_of(dst)))
+			continue;
+		move_queued_task(src, dst, p);
+		wakeup_preempt_rq(dst, p);
+		imbalance -= 2 * se->weight;
+		moved++;
+	}
+	return moved;
+}
+
+/* The CPU with the largest fair load that has a queued task to spare. */
+static struct rq *find_busiest(struct rq *this_rq)
+{
+	unsigned long max = READ_ONCE(this_rq->cfs.load);
+	uint64_t online = cpus_online_mask();
+	struct rq *busiest = NULL;
+
+	for (int cpu = 0; cpu < ncpus; cpu++) {
+		struct rq *rq = cpu_rq(cpu);
+		unsigned long load = READ_ONCE(rq->cfs.load);
+
+		if (rq == this_rq || !((online >> cpu) & 1))
+			continue;
+		if (READ_ONCE(rq->cfs.nr_running) >= 2 && load > max) {
+			max = load;
+			busiest = rq;
+		}
+	}
+	return busiest;
+}
+
+/* this_rq->lock held; may drop and retake it.  Returns tasks moved. */
+static int load_balance(struct rq *this_rq)
+{
+	struct rq *busiest = find_busiest(this_rq);
+	int moved;
+
+	if (!busiest)
+		return 0;
+	double_lock_balance(this_rq, busiest);
+	/* Whatever we saw was lockless; move_tasks rechecks under both. */
+	update_rq_clock(this_rq);
+	update_rq_clock(busiest);
+	moved = move_tasks(this_rq, busiest);
+	double_unlock_balance(this_rq, busiest);
+	return moved;
+}
+
+/*
+ * Newly idle: this CPU has nothing queued at all (prev is going to
+ * sleep), so pull before picking the idle task.  rq->lock held; may be
+ * dropped.
+ */
+static void balance_fair(struct rq *rq, struct task *prev)
+{
+	(void)prev;
+	if (rq->nr_running || !(cpus_online_mask() & ~(1ULL << cpu_of(rq))))
+		return;
+	load_balance(rq);
+}
+
+/* From every CPU's tick, IRQ context, no lock held. */
 void fair_trigger_load_balance(struct rq *rq)
 {
-	(void)rq;
+	bool idle = READ_ONCE(rq->nr_running) == 0;
+
+	if (--rq->cfs.balance_ticks && !idle)
+		return;
+	rq->cfs.balance_ticks = BALANCE_TICKS_BUSY;
+	if (!(cpus_online_mask() & ~(1ULL << cpu_of(rq))))
+		return;
+	spin_lock_raw(&rq->lock);
+	load_balance(rq);
+	spin_unlock_raw(&rq->lock);
+}
+
+/* ---- Parameters --------------------------------------------------------- */
+
+/*
+ * Weight from p->static_prio, slice from @attr.  p is not queued (the
+ * caller dequeued it with DEQUEUE_SAVE, or it sleeps, or it is new).  A
+ * weight change keeps the lag w * vlag, so vlag (and a relative deadline)
+ * scale by old/new weight, as Linux's reweight_entity.  A task entering
+ * the class from another starts afresh at V.
+ */
+void fair_set_params(struct task *p, const struct sched_attr *attr)
+{
+	struct sched_entity *se = &p->se;
+	int idx = p->static_prio - NICE_TO_PRIO(NICE_MIN);
+	unsigned long w;
+
+	BUG_ON(se->on_rq);
+	if (idx < 0 || idx >= (int)ARRAY_SIZE(sched_prio_to_weight))
+		panic("fair_set_params: %s has static_prio %d", p->name, p->static_prio);
+	w = sched_prio_to_weight[idx];
+	if (p->sched_class != &fair_sched_class) {
+		se->vlag = 0;
+		se->rel_deadline = false;
+	} else if (se->weight && se->weight != w) {
+		se->vlag = mul_div_s64(se->vlag, se->weight, w);
+		if (se->rel_deadline)
+			se->deadline = (uint64_t)mul_div_s64((int64_t)se->deadline,
+							     se->weight, w);
+	}
+	se->weight = w;
+	se->custom_slice = attr && attr->slice_ns;
+	se->slice = se->custom_slice ? attr->slice_ns : SCHED_BASE_SLICE_NS;
+}
+
+/* ---- For tests and benches ---------------------------------------------- */
+
+uint64_t fair_avg_vruntime(struct rq *rq)
+{
+	return avg_vruntime(&rq->cfs);
+}
+
+bool fair_entity_eligible(struct rq *rq, const struct sched_entity *se)
+{
+	return entity_eligible(&rq->cfs, se);
+}
+
+/* Check @node's subtree; accumulate counts and sums. */
+static const char *verify_subtree(struct cfs_rq *cfs, struct rb_node *node,
+				  unsigned *n, unsigned long *w, int64_t *sum)
+{
+	struct sched_entity *se;
+	uint64_t m;
+	const char *err;
+
+	if (!node)
+		return NULL;
+	se = __node_2_se(node);
+	if (node->rb_left && entity_before(se, __node_2_se(node->rb_left)))
+		return "tree not ordered by deadline (left)";
+	if (node->rb_right && entity_before(__node_2_se(node->rb_right), se))
+		return "tree not ordered by deadline (right)";
+	if ((err = verify_subtree(cfs, node->rb_left, n, w, sum)) ||
+	    (err = verify_subtree(cfs, node->rb_right, n, w, sum)))
+		return err;
+	m = se->vruntime;
+	if (node->rb_left)
+		m = min_vruntime(m, __node_2_se(node->rb_left)->min_vruntime);
+	if (node->rb_right)
+		m = min_vruntime(m, __node_2_se(node->rb_right)->min_vruntime);
+	if (m != se->min_vruntime)
+		return "augmented min_vruntime is stale";
+	if (!se->on_rq || se == cfs->curr)
+		return "entity in the tree is not queued, or is curr";
+	(*n)++;
+	*w += se->weight;
+	*sum += entity_key(cfs, se) * (int64_t)se->weight;
+	return NULL;
+}
+
+const char *fair_rq_verify(struct rq *rq)
+{
+	struct cfs_rq *cfs = &rq->cfs;
+	struct rb_node *first = rb_first(&cfs->tasks_timeline.rb_root);
+	unsigned n = 0;
+	unsigned long w = 0;
+	int64_t sum = 0;
+	const char *err = verify_subtree(cfs, cfs->tasks_timeline.rb_root.rb_node,
+					 &n, &w, &sum);
+
+	if (err)
+		return err;
+	if (rb_first_cached(&cfs->tasks_timeline) != first)
+		return "cached leftmost is stale";
+	if (w != cfs->avg_load || sum != cfs->avg_vruntime)
+		return "avg_load / avg_vruntime do not match the tree";
+	if (cfs->curr && cfs->curr->on_rq) {
+		n++;
+		w += cfs->curr->weight;
+	}
+	if (n != cfs->nr_running || w != cfs->load)
+		return "nr_running / load do not match the queue";
+	if (n && !pick_eevdf(cfs))
+		return "no eligible entity";
+	return NULL;
 }
 
 const struct sched_class fair_sched_class = {
 	.name = "fair",
-	.init_rq = init_rq_fair,
-	.enqueue_task = enqueue_task_fair,
-	.dequeue_task = dequeue_task_fair,
-	.yield_task = yield_task_fair,
-	.wakeup_preempt = wakeup_preempt_fair,
-	.pick_next_task = pick_next_task_fair,
-	.put_prev_task = put_prev_task_fair,
-	.set_next_task = set_next_task_fair,
-	.task_tick = task_tick_fair,
-	.update_curr = update_curr_fair,
-	.select_task_rq = select_task_rq_fair,
+	.init_rq = init_rq_fair,			/* boot, no lock */
+	.enqueue_task = enqueue_task_fair,		/* rq->lock */
+	.dequeue_task = dequeue_task_fair,		/* rq->lock */
+	.yield_task = yield_task_fair,			/* rq->lock */
+	.wakeup_preempt = wakeup_preempt_fair,		/* rq->lock */
+	.pick_next_task = pick_next_task_fair,		/* rq->lock */
+	.put_prev_task = put_prev_task_fair,		/* rq->lock */
+	.set_next_task = set_next_task_fair,		/* rq->lock */
+	.task_tick = task_tick_fair,			/* rq->lock */
+	.update_curr = update_curr_fair,		/* rq->lock */
+	.select_task_rq = select_task_rq_fair,		/* p->pi_lock */
+	.balance = balance_fair,			/* rq->lock, dropped */
 };

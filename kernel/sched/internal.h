@@ -82,7 +82,19 @@ uint64_t cpus_online_mask(void);
 void fair_set_params(struct task *p, const struct sched_attr *attr);
 /* fair.c: periodic load balancing, from the tick of every CPU. */
 void fair_trigger_load_balance(struct rq *rq);
-/* rt.c: p->prio/rt_priority are set; nothing else to do for now. */
+/* rt.c: p->prio/rt_priority are all the RT class needs (set by core). */
+/* rt.c: the SCHED_RR slice, default 100 ms (Linux's RR_TIMESLICE).
+ * Takes effect at each task's next refill.  -EINVAL below TICK_NS (RR
+ * rotates at the tick, a shorter slice would be silently rounded up) or
+ * above 10 s.  Any context. */
+int sched_rr_set_slice(uint64_t ns);
+uint64_t sched_rr_get_slice(void);
+/* rt.c: RT throttling, per CPU: RT may use @runtime_ns of every
+ * @period_ns while lower-class tasks wait (default 950 ms / 1 s;
+ * runtime == period: never throttle).  -EINVAL unless
+ * 0 < runtime <= period and 10 ms <= period <= 10 s.  Any context. */
+int sched_rt_set_bandwidth(uint64_t runtime_ns, uint64_t period_ns);
+void sched_rt_get_bandwidth(uint64_t *runtime_ns, uint64_t *period_ns);
 /* deadline.c: check and account @attr's bandwidth for @p (0 or -EBUSY;
  * also releases p's old bandwidth when it leaves SCHED_DEADLINE), and copy
  * the parameters into p->dl. */
@@ -90,6 +102,15 @@ int dl_admit(struct task *p, const struct sched_attr *attr);
 void dl_set_params(struct task *p, const struct sched_attr *attr);
 /* deadline.c: a deadline task exits: give its bandwidth back. */
 void dl_task_dead(struct task *p);
+/*
+ * deadline.c: the admission limit, in percent of all online CPUs together
+ * (default 95).  Set: 0, -EINVAL outside 1..100, -EBUSY if the deadline
+ * tasks admitted now would exceed it.  dl_bw_total(): admitted bandwidth,
+ * 1 << 20 == one CPU.  Any task context.
+ */
+int dl_bw_limit_set(unsigned percent);
+unsigned dl_bw_limit_get(void);
+uint64_t dl_bw_total(void);
 
 /* stop_task.c (stop_one_cpu and stop_machine are in sched.h) */
 void stop_init_cpu(struct cpu *c);

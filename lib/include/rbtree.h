@@ -73,8 +73,13 @@ struct rb_augment_callbacks {
 	void (*rotate)(struct rb_node *old, struct rb_node *new);
 };
 
-/* Link with rb_link_node, call augment->propagate(node, NULL) on the new
- * leaf's path first if you track values, then this. */
+/*
+ * Link with rb_link_node(), set the new node's own augmented value, call
+ * augment->propagate(parent, NULL) with the new node's PARENT (as Linux's
+ * rb_add_augmented_cached() does: a propagate that stops early when a
+ * value is unchanged would stop at once at the new node), then this.
+ * Propagate callbacks may stop early when a node's value did not change.
+ */
 void rb_insert_augmented_cached(struct rb_node *node, struct rb_root_cached *root,
 				bool leftmost, const struct rb_augment_callbacks *augment);
 void rb_erase_augmented_cached(struct rb_node *node, struct rb_root_cached *root,
