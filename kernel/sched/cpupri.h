@@ -1,0 +1,30 @@
+/*
+ * cpupri.h - which CPUs run at which priority (Linux's cpupri), so that
+ * RT push and wakeup placement find "the CPU running the least important
+ * thing that this task may use" without looking at every runqueue.
+ *
+ * A CPU's level is what its RT class would run: CPUPRI_NORMAL (0) when no
+ * RT task is queued (it runs fair or idle), else the rt_priority (1..99)
+ * of its most important queued RT task.  Higher level = more important.
+ * Levels are written by rt.c under the CPU's rq->lock and read locklessly
+ * by anyone: a reader's answer is a hint that it checks again under the
+ * target's lock.
+ */
+#ifndef SCHED_CPUPRI_H
+#define SCHED_CPUPRI_H
+#include "kernel.h"
+
+#define CPUPRI_NORMAL 0			/* fair / idle */
+#define CPUPRI_NR_LEVELS 100		/* 0, then rt_priority 1..99 */
+#define CPUPRI_INVALID (-1)		/* CPU not yet in the map */
+
+/* Put @cpu at @level (0..99).  Caller holds cpu_rq(cpu)->lock. */
+void cpupri_set(int cpu, int level);
+/* The level @cpu was last set to (lockless). */
+int cpupri_get(int cpu);
+/*
+ * Find the lowest level strictly below @level that has a CPU in
+ * @allowed; store those CPUs in *@lowest and return true.  Lockless.
+ */
+bool cpupri_find(int level, uint64_t allowed, uint64_t *lowest);
+#endif

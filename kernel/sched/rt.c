@@ -1,0 +1,657 @@
+/*
+ * rt.c - the RT class: SCHED_FIFO and SCHED_RR with 100 priority levels,
+ * as in Linux's kernel/sched/rt.c (one root domain, no group scheduling).
+ *
+ * Queue: one list per level (task->prio 0..99, lower = more important)
+ * and a bitmap of the non-empty levels; the pick is "first set bit, head
+ * of that list", O(1) in the number of tasks.  The running task stays in
+ * its list (as in Linux).  FIFO tasks never rotate: equal priority keeps
+ * arrival order.  RR tasks rotate to the tail of their level when their
+ * slice (rt_rr_slice_ns) is used up, checked at the tick; the slice is
+ * charged to the DONOR (scheduling context) in update_curr_rt.
+ *
+ * SMP: the N most important runnable RT tasks should run on the N CPUs.
+ * cpupri.c maps each CPU to the level it runs at; the rto ("RT
+ * overloaded") mask names CPUs with an RT task waiting that could run
+ * elsewhere.  Tasks move by:
+ *   - placement on wakeup (select_task_rq_rt): if the previous CPU runs RT
+ *     or above, go to the lowest-level allowed CPU instead;
+ *   - push: an overloaded CPU hands its most important waiting task to the
+ *     lowest-level CPU that task may use (on wakeup without preemption,
+ *     and after a switch through push_timer: see set_next_task_rt);
+ *   - pull: a CPU about to lower its priority (its RT task blocked, or it
+ *     has no RT work) takes the most important waiting RT task elsewhere
+ *     that beats what it would run (balance_rt).
+ * Whether a task may move is decided in one place, rt_task_movable().
+ *
+ * Throttling (what keeps fair tasks alive): per CPU, RT tasks may use at
+ * most rt_runtime_ns in each rt_period_ns (950 ms / 1 s, Linux's
+ * defaults).  Past that, if a lower-class task is runnable on the CPU, the
+ * RT class stops picking there until the period ends (period_timer).  It
+ * is work conserving: with nothing else runnable RT keeps the CPU.
+ * See docs/sched-rt.md.
+ */
+#include "internal.h"
+#include "cpupri.h"
+
+/* RR slice; Linux's RR_TIMESLICE (100 ms).  sched_rr_set_slice(). */
+static uint64_t rt_rr_slice_ns = 100 * NSEC_PER_MSEC;
+/* Throttling bandwidth; sched_rt_set_bandwidth(). */
+static uint64_t rt_runtime_ns = 950 * NSEC_PER_MSEC;
+static uint64_t rt_period_ns = 1000 * NSEC_PER_MSEC;
+
+/* CPUs whose rt_rq->overloaded is set (atomic bit ops, lockless reads). */
+static uint64_t rt_rto_mask;
+
+static inline bool rt_task(const struct task *p)
+{
+	return p->sched_class == &rt_sched_class;
+}
+
+/* @p's class is RT or ranks above it (deadline, stop). */
+static inline bool rt_or_above(const struct task *p)
+{
+	return rt_task(p) || sched_class_above(p->sched_class, &rt_sched_class);
+}
+
+/* cpupri level of a queue level: rt_priority, or NORMAL for "none". */
+static inline int rt_cpupri_level(int prio)
+{
+	return prio < RT_NR_LEVELS ? MAX_RT_PRIO - 1 - prio : CPUPRI_NORMAL;
+}
+
+/* Index of the lowest set bit of @w (w != 0); no libgcc on our targets. */
+static inline int ffs64(uint64_t w)
+{
+	int n = 0;
+
+	if (!(w & 0xffffffffULL)) { n += 32; w >>= 32; }
+	if (!(w & 0xffff)) { n += 16; w >>= 16; }
+	if (!(w & 0xff)) { n += 8; w >>= 8; }
+	if (!(w & 0xf)) { n += 4; w >>= 4; }
+	if (!(w & 0x3)) { n += 2; w >>= 2; }
+	if (!(w & 0x1)) n += 1;
+	return n;
+}
+
+/* First non-empty level at or after @from, RT_NR_LEVELS when none. */
+static int rt_next_level(const struct rt_rq *rt, int from)
+{
+	for (int word = from / 64; word < 2; word++) {
+		uint64_t w = rt->bitmap[word];
+
+		if (word == from / 64)
+			w &= ~0ULL << (from % 64);
+		if (w)
+			return word * 64 + ffs64(w);
+	}
+	return RT_NR_LEVELS;
+}
+
+/* ---- Bookkeeping: highest level, cpupri, overload (rq->lock held) ---- */
+
+static void rt_update_highest(struct rq *rq)
+{
+	struct rt_rq *rt = &rq->rt;
+	int h = rt_next_level(rt, 0);
+
+	if (h == rt->highest_prio)
+		return;
+	WRITE_ONCE(rt->highest_prio, h);
+	if (rt->cpu >= 0)
+		cpupri_set(rt->cpu, rt_cpupri_level(h));
+}
+
+/*
+ * Overloaded: more than one RT task queued and at least one of them may
+ * run elsewhere (Linux's rt_nr_migratory test).  Pullers scan this mask.
+ */
+static void rt_update_overload(struct rq *rq)
+{
+	struct rt_rq *rt = &rq->rt;
+	bool over = rt->rt_nr_running > 1 && rt->rt_nr_migratory > 0;
+
+	if (over == rt->overloaded || rt->cpu < 0)
+		return;
+	rt->overloaded = over;
+	if (over)
+		__atomic_fetch_or(&rt_rto_mask, 1ULL << rt->cpu, __ATOMIC_SEQ_CST);
+	else
+		__atomic_fetch_and(&rt_rto_mask, ~(1ULL << rt->cpu), __ATOMIC_SEQ_CST);
+}
+
+/*
+ * May @p (queued on @rq) be moved to another CPU right now?  The one place
+ * that decides it (proxy execution will add: not a blocked donor).  Never
+ * the running task nor the donor, never a task still switching out, and
+ * only if its affinity leaves it another online CPU.  rq->lock held.
+ */
+static bool rt_task_movable(struct rq *rq, struct task *p)
+{
+	uint64_t elsewhere = task_cpus_online(p) & ~(1ULL << cpu_of(rq));
+
+	return p->on_rq && p != rq->curr && p != rq->donor &&
+	       !READ_ONCE(p->on_cpu) && elsewhere;
+}
+
+/*
+ * The most important queued task of @rq that may move, and (dst >= 0)
+ * may run on CPU @dst.  O(queued RT tasks) at worst; push/pull only.
+ */
+static struct task *rt_pick_pushable(struct rq *rq, int dst)
+{
+	struct rt_rq *rt = &rq->rt;
+
+	for (int lvl = rt_next_level(rt, 0); lvl < RT_NR_LEVELS;
+	     lvl = rt_next_level(rt, lvl + 1)) {
+		struct list_head *pos;
+
+		list_for_each(pos, &rt->queue[lvl]) {
+			struct task *p = list_entry(pos, struct task, rt.run_list);
+
+			if (!rt_task_movable(rq, p))
+				continue;
+			if (dst >= 0 && !((task_cpus_online(p) >> dst) & 1))
+				continue;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+/* ---- Queue ops ------------------------------------------------------- */
+
+/* rq->lock held. */
+static void enqueue_task_rt(struct rq *rq, struct task *p, int flags)
+{
+	struct rt_rq *rt = &rq->rt;
+	int prio = p->prio;
+	uint64_t cpus = task_cpus_online(p);
+
+	(void)flags;
+	if (prio < 0 || prio >= RT_NR_LEVELS)
+		panic("rt: enqueue %s with prio %d", p->name, prio);
+	/* Tasks come zeroed (kmalloc) and leave with list_del_init. */
+	if (p->rt.run_list.next && p->rt.run_list.next != &p->rt.run_list)
+		panic("rt: %s enqueued twice (cpu%d)", p->name, rt->cpu);
+	/* Tail: equal-priority tasks keep arrival order (FIFO). */
+	list_add_tail(&p->rt.run_list, &rt->queue[prio]);
+	rt->bitmap[prio / 64] |= 1ULL << (prio % 64);
+	p->rt.level = prio;
+	if (p->rt.time_slice_ns == 0 || p->rt.time_slice_ns > rt_rr_slice_ns)
+		p->rt.time_slice_ns = READ_ONCE(rt_rr_slice_ns);
+	p->rt.migratory = (cpus & (cpus - 1)) != 0;
+	rt->rt_nr_migratory += p->rt.migratory;
+	rt->rt_nr_running++;
+	add_nr_running(rq, 1);
+	rt_update_highest(rq);
+	rt_update_overload(rq);
+}
+
+/* rq->lock held. */
+static void dequeue_task_rt(struct rq *rq, struct task *p, int flags)
+{
+	struct rt_rq *rt = &rq->rt;
+	int lvl = p->rt.level;
+
+	(void)flags;
+	if (lvl < 0 || lvl >= RT_NR_LEVELS || rt->rt_nr_running == 0 ||
+	    (rt->cpu >= 0 && p->cpu != rt->cpu))
+		panic("rt: dequeue %s (level %d, cpu%d) from cpu%d with %u queued",
+		      p->name, lvl, p->cpu, rt->cpu, rt->rt_nr_running);
+	list_del_init(&p->rt.run_list);
+	if (list_empty(&rt->queue[lvl]))
+		rt->bitmap[lvl / 64] &= ~(1ULL << (lvl % 64));
+	p->rt.level = -1;
+	rt->rt_nr_migratory -= p->rt.migratory;
+	rt->rt_nr_running--;
+	sub_nr_running(rq, 1);
+	rt_update_highest(rq);
+	rt_update_overload(rq);
+}
+
+/* Move @p to the tail of its level.  rq->lock held, p queued. */
+static void requeue_task_rt(struct rq *rq, struct task *p)
+{
+	struct list_head *q = &rq->rt.queue[p->rt.level];
+
+	list_del_init(&p->rt.run_list);
+	list_add_tail(&p->rt.run_list, q);
+}
+
+/* rq->lock held.  yield(): behind every task of the same level. */
+static void yield_task_rt(struct rq *rq)
+{
+	requeue_task_rt(rq, rq->donor);
+}
+
+/* rq->lock held.  Only strictly more important tasks preempt. */
+static void wakeup_preempt_rt(struct rq *rq, struct task *p)
+{
+	if (p->prio < rq->donor->prio)
+		resched_curr(rq);
+}
+
+/*
+ * Throttled and something of a lower class is waiting for this CPU: the
+ * RT class steps aside.  (Higher classes were asked before us, so the
+ * other queued tasks are below.)  rq->lock held.
+ */
+static bool rt_stepping_aside(struct rq *rq)
+{
+	return rq->rt.throttled && rq->nr_running > rq->rt.rt_nr_running;
+}
+
+/* rq->lock held.  O(1): first set bit, head of that level. */
+static struct task *pick_next_task_rt(struct rq *rq)
+{
+	struct rt_rq *rt = &rq->rt;
+	int lvl;
+
+	if (!rt->rt_nr_running || rt_stepping_aside(rq))
+		return NULL;
+	lvl = rt_next_level(rt, 0);
+	BUG_ON(lvl >= RT_NR_LEVELS);
+	return list_first_entry(&rt->queue[lvl], struct task, rt.run_list);
+}
+
+/* rq->lock held.  The task stays in its list: nothing to do. */
+static void put_prev_task_rt(struct rq *rq, struct task *p)
+{
+	(void)rq;
+	(void)p;
+}
+
+/*
+ * Ask for a push of @rq's waiting tasks soon, from interrupt context.
+ * We cannot push here: in __schedule the task just picked is not yet
+ * rq->curr and the one switched out still has on_cpu set, and the lock
+ * must not be dropped; the timer fires right after the switch (irqs come
+ * back on), when both are settled.  rq->lock held.
+ */
+static void rt_queue_push(struct rq *rq)
+{
+	struct rt_rq *rt = &rq->rt;
+
+	if (rt->overloaded && rt->cpu >= 0 && READ_ONCE(rt->push_timer.cpu) < 0)
+		timer_arm(&rt->push_timer, rq->clock_ns);
+}
+
+/* rq->lock held.  @p is about to run (or keeps running). */
+static void set_next_task_rt(struct rq *rq, struct task *p)
+{
+	(void)p;
+	rt_queue_push(rq);
+}
+
+/* ---- Accounting, RR, throttling -------------------------------------- */
+
+/* Start a new period if the last one is over.  rq->lock held. */
+static void rt_period_roll(struct rq *rq)
+{
+	struct rt_rq *rt = &rq->rt;
+
+	/* An end further than one period away is from an older, longer
+	 * period (sched_rt_set_bandwidth): start afresh. */
+	if (rq->clock_ns < rt->period_end_ns &&
+	    rt->period_end_ns - rq->clock_ns <= READ_ONCE(rt_period_ns))
+		return;
+	rt->rt_time_ns = 0;
+	rt->throttled = false;
+	rt->period_end_ns = rq->clock_ns + READ_ONCE(rt_period_ns);
+}
+
+/*
+ * Charge @delta of scheduling-context time to @donor (its RR slice) and
+ * to this CPU's RT budget.  rq->lock held.
+ */
+static void update_curr_rt(struct rq *rq, struct task *donor, uint64_t delta)
+{
+	struct rt_rq *rt = &rq->rt;
+
+	if (donor->policy == SCHED_RR)
+		donor->rt.time_slice_ns -= delta < donor->rt.time_slice_ns ?
+					   delta : donor->rt.time_slice_ns;
+	if (rt->cpu < 0)
+		return;
+	rt_period_roll(rq);
+	rt->rt_time_ns += delta;
+	if (!rt->throttled && rt->rt_time_ns > READ_ONCE(rt_runtime_ns) &&
+	    READ_ONCE(rt_runtime_ns) < READ_ONCE(rt_period_ns)) {
+		rt->throttled = true;
+		/* On the CPU that notices; the callback locks rq by pointer. */
+		timer_arm(&rt->period_timer, rt->period_end_ns);
+		if (rt_stepping_aside(rq))
+			resched_curr(rq);
+	}
+}
+
+/* Period end: let the RT class pick again.  Interrupt context. */
+static void rt_period_timer_fn(struct timer *t)
+{
+	struct rq *rq = t->data;
+
+	spin_lock_raw(&rq->lock);
+	update_rq_clock(rq);
+	if (rq->rt.throttled) {
+		rt_period_roll(rq);
+		if (rq->rt.throttled)		/* fired early: wait more */
+			timer_arm(t, rq->rt.period_end_ns);
+		else if (rq->rt.rt_nr_running)
+			resched_curr(rq);
+	}
+	spin_unlock_raw(&rq->lock);
+}
+
+/*
+ * Tick while @p (rq->donor) runs; update_curr already charged the slice.
+ * rq->lock held.
+ */
+static void task_tick_rt(struct rq *rq, struct task *p)
+{
+	if (rt_stepping_aside(rq)) {
+		resched_curr(rq);		/* a waiting fair task gets in */
+		return;
+	}
+	rt_queue_push(rq);			/* fallback for a missed push */
+	if (p->policy != SCHED_RR || p->rt.time_slice_ns > 0)
+		return;
+	p->rt.time_slice_ns = READ_ONCE(rt_rr_slice_ns);
+	/* Alone at its level: keep running with a fresh slice. */
+	if (p->rt.run_list.prev != p->rt.run_list.next) {
+		requeue_task_rt(rq, p);
+		resched_curr(rq);
+	}
+}
+
+/* ---- SMP: placement, push, pull -------------------------------------- */
+
+/*
+ * The CPU in @allowed running at the lowest cpupri level below @p's,
+ * or -1.  Among equals prefer an idle CPU, then @prefer, then this CPU.
+ * Lockless: a hint for the caller to recheck.
+ */
+static int find_lowest_rq(struct task *p, uint64_t allowed, int prefer)
+{
+	uint64_t lowest, idle = 0;
+	int self = smp_processor_id();
+
+	if (!cpupri_find(rt_cpupri_level(p->prio), allowed, &lowest))
+		return -1;
+	for (uint64_t m = lowest; m; m &= m - 1) {
+		struct rq *rq = cpu_rq(ffs64(m));
+
+		if (READ_ONCE(rq->curr) == rq->idle)
+			idle |= m & -m;
+	}
+	if (idle)
+		lowest = idle;
+	if (prefer >= 0 && ((lowest >> prefer) & 1))
+		return prefer;
+	if ((lowest >> self) & 1)
+		return self;
+	return ffs64(lowest);
+}
+
+/*
+ * Choose a CPU for waking/new @p.  p->pi_lock held, no rq lock.  Stay on
+ * the previous CPU when p will run there at once (it runs fair/idle);
+ * if it runs RT or above, go to a CPU at a lower level if there is one.
+ */
+static int select_task_rq_rt(struct task *p, int prev_cpu, int flags)
+{
+	uint64_t allowed = task_cpus_online(p);
+	bool prev_ok = (allowed >> prev_cpu) & 1;
+	int target;
+
+	(void)flags;
+	/* Lockless peek at another CPU's donor: it may be switching out, even
+	 * exiting; we only compare its class pointer (heap memory stays
+	 * mapped after kfree), and a wrong guess only costs a push later. */
+	if (prev_ok && !rt_or_above(READ_ONCE(cpu_rq(prev_cpu)->donor)))
+		return prev_cpu;
+	target = find_lowest_rq(p, allowed, prev_ok ? prev_cpu : -1);
+	if (target < 0)
+		return prev_ok ? prev_cpu : ffs64(allowed);
+	if (!prev_ok || READ_ONCE(cpu_rq(target)->rt.highest_prio) >
+			READ_ONCE(cpu_rq(prev_cpu)->rt.highest_prio))
+		return target;
+	return prev_cpu;
+}
+
+/*
+ * Push @rq's most important waiting task to a CPU running something less
+ * important.  Returns true if one moved (the caller may try again).
+ * rq->lock held; may be dropped and retaken (double_lock_balance).
+ */
+static bool push_rt_task(struct rq *rq)
+{
+	struct task *p = rt_pick_pushable(rq, -1);
+
+	if (!p)
+		return false;
+	/* It beats what runs here: it should run here, not move. */
+	if (!rq->rt.throttled && p->prio < rq->donor->prio) {
+		resched_curr(rq);
+		return false;
+	}
+	for (int tries = 0; tries < 3; tries++) {
+		int cpu = find_lowest_rq(p, task_cpus_online(p), -1);
+		struct rq *dst;
+		bool moved = false;
+
+		if (cpu < 0 || cpu == cpu_of(rq))
+			return false;
+		dst = cpu_rq(cpu);
+		if (double_lock_balance(rq, dst)) {
+			/* rq was unlocked: p may be gone (even freed).  Only
+			 * compare the pointer with what is queued now. */
+			if (rt_pick_pushable(rq, -1) != p) {
+				double_unlock_balance(rq, dst);
+				return true;	/* something changed: retry */
+			}
+		}
+		if (((task_cpus_online(p) >> cpu) & 1) &&
+		    p->prio < dst->rt.highest_prio) {
+			move_queued_task(rq, dst, p);
+			wakeup_preempt_rq(dst, p);
+			moved = true;
+		}
+		double_unlock_balance(rq, dst);
+		if (moved)
+			return true;
+	}
+	return false;
+}
+
+/* Push until nothing moves (bounded by the queue).  rq->lock held. */
+static void push_rt_tasks(struct rq *rq)
+{
+	for (unsigned n = rq->rt.rt_nr_running; n && rq->rt.overloaded; n--)
+		if (!push_rt_task(rq))
+			break;
+}
+
+/* Deferred push (rt_queue_push).  Interrupt context. */
+static void rt_push_timer_fn(struct timer *t)
+{
+	struct rq *rq = t->data;
+
+	spin_lock_raw(&rq->lock);
+	push_rt_tasks(rq);
+	spin_unlock_raw(&rq->lock);
+}
+
+/*
+ * Take from overloaded CPUs the most important waiting RT tasks that beat
+ * what this CPU would run.  rq->lock held; dropped and retaken.
+ */
+static void pull_rt_task(struct rq *rq)
+{
+	int self = cpu_of(rq);
+	uint64_t rto = READ_ONCE(rt_rto_mask) & ~(1ULL << self);
+
+	for (; rto; rto &= rto - 1) {
+		struct rq *src = cpu_rq(ffs64(rto));
+		struct task *p;
+
+		/* Lockless hint: nothing there beats what we have. */
+		if (READ_ONCE(src->rt.highest_prio) >= rq->rt.highest_prio)
+			continue;
+		double_lock_balance(rq, src);
+		p = rt_pick_pushable(src, self);
+		/* Skip a task that is about to preempt its own CPU. */
+		if (p && p->prio < rq->rt.highest_prio &&
+		    !(p->prio < src->donor->prio && !src->rt.throttled)) {
+			move_queued_task(src, rq, p);
+		}
+		double_unlock_balance(rq, src);
+	}
+}
+
+/*
+ * Before the pick, with prev still rq->curr.  Pull when this CPU lowers
+ * its priority: its RT prev left the queue (blocked, changed class), or
+ * it runs no RT at all while another CPU is overloaded.  rq->lock held.
+ */
+static void balance_rt(struct rq *rq, struct task *prev)
+{
+	bool lowering;
+
+	if (rq->rt.cpu < 0 || rq->rt.throttled)
+		return;
+	if (rt_task(prev))
+		lowering = !prev->on_rq || rq->rt.highest_prio > prev->prio;
+	else
+		lowering = rq->rt.rt_nr_running == 0;
+	if (lowering && (READ_ONCE(rt_rto_mask) & ~(1ULL << cpu_of(rq))))
+		pull_rt_task(rq);
+}
+
+/* @p woke on @rq and did not preempt.  rq->lock held; may drop it. */
+static void task_woken_rt(struct rq *rq, struct task *p)
+{
+	(void)p;
+	if (rq->rt.overloaded)
+		push_rt_tasks(rq);
+}
+
+/* rq->lock held.  sched_setattr() made @p an RT task. */
+static void switched_to_rt(struct rq *rq, struct task *p)
+{
+	if (p->on_rq && rq->donor != p)
+		wakeup_preempt_rq(rq, p);
+	rt_queue_push(rq);
+}
+
+/* rq->lock held.  @p left the RT class: this CPU may pull at its next
+ * schedule (balance_rt) if p was what ran. */
+static void switched_from_rt(struct rq *rq, struct task *p)
+{
+	if (rq->donor == p)
+		resched_curr(rq);
+}
+
+/* rq->lock held.  @p's rt_priority changed within the class. */
+static void prio_changed_rt(struct rq *rq, struct task *p)
+{
+	if (!p->on_rq)
+		return;
+	if (rq->donor == p) {
+		if (rq->rt.highest_prio < p->prio)
+			resched_curr(rq);
+	} else if (rt_task(rq->donor) ? p->prio < rq->donor->prio :
+					  !sched_class_above(rq->donor->sched_class, &rt_sched_class)) {
+		resched_curr(rq);
+	}
+	rt_queue_push(rq);
+}
+
+/* Once per CPU at boot (no lock), or for a private rq (rq->cpu NULL). */
+static void init_rq_rt(struct rq *rq)
+{
+	struct rt_rq *rt = &rq->rt;
+
+	rt->bitmap[0] = rt->bitmap[1] = 0;
+	for (int i = 0; i < RT_NR_LEVELS; i++)
+		list_init(&rt->queue[i]);
+	rt->rt_nr_running = rt->rt_nr_migratory = 0;
+	rt->highest_prio = RT_NR_LEVELS;
+	rt->overloaded = false;
+	rt->cpu = rq->cpu ? cpu_of(rq) : -1;
+	rt->rt_time_ns = rt->period_end_ns = 0;
+	rt->throttled = false;
+	timer_init(&rt->period_timer, rt_period_timer_fn, rq);
+	timer_init(&rt->push_timer, rt_push_timer_fn, rq);
+	if (rt->cpu >= 0)
+		cpupri_set(rt->cpu, CPUPRI_NORMAL);
+}
+
+/* ---- Exports (internal.h) -------------------------------------------- */
+
+int sched_rr_set_slice(uint64_t ns)
+{
+	/* Rotation is decided at the tick: a shorter slice would silently
+	 * become one tick, so it is refused rather than clamped. */
+	if (ns < TICK_NS || ns > 10 * NSEC_PER_SEC)
+		return -EINVAL;
+	WRITE_ONCE(rt_rr_slice_ns, ns);
+	return 0;
+}
+
+uint64_t sched_rr_get_slice(void)
+{
+	return READ_ONCE(rt_rr_slice_ns);
+}
+
+int sched_rt_set_bandwidth(uint64_t runtime_ns, uint64_t period_ns)
+{
+	if (period_ns < 10 * NSEC_PER_MSEC || period_ns > 10 * NSEC_PER_SEC ||
+	    runtime_ns == 0 || runtime_ns > period_ns)
+		return -EINVAL;
+	WRITE_ONCE(rt_period_ns, period_ns);
+	WRITE_ONCE(rt_runtime_ns, runtime_ns);
+	/* A throttled CPU only looks at its period again when its period
+	 * timer fires, possibly a whole old (longer) period from now: have
+	 * it look now.  rt_period_roll() drops a period that is too long. */
+	for (int cpu = 0; cpu < ncpus; cpu++) {
+		struct rq *rq = cpu_rq(cpu);
+		unsigned long flags;
+
+		if (!READ_ONCE(cpus[cpu].online))
+			continue;
+		flags = arch_irq_save();
+		spin_lock_raw(&rq->lock);
+		if (rq->rt.throttled)
+			timer_arm(&rq->rt.period_timer, clock_ns());
+		spin_unlock_raw(&rq->lock);
+		arch_irq_restore(flags);
+	}
+	return 0;
+}
+
+void sched_rt_get_bandwidth(uint64_t *runtime_ns, uint64_t *period_ns)
+{
+	*runtime_ns = READ_ONCE(rt_runtime_ns);
+	*period_ns = READ_ONCE(rt_period_ns);
+}
+
+const struct sched_class rt_sched_class = {
+	.name = "rt",
+	.init_rq = init_rq_rt,			/* boot, no lock */
+	.enqueue_task = enqueue_task_rt,	/* rq->lock */
+	.dequeue_task = dequeue_task_rt,	/* rq->lock */
+	.yield_task = yield_task_rt,		/* rq->lock */
+	.wakeup_preempt = wakeup_preempt_rt,	/* rq->lock */
+	.pick_next_task = pick_next_task_rt,	/* rq->lock */
+	.put_prev_task = put_prev_task_rt,	/* rq->lock */
+	.set_next_task = set_next_task_rt,	/* rq->lock */
+	.task_tick = task_tick_rt,		/* rq->lock, irq */
+	.update_curr = update_curr_rt,		/* rq->lock */
+	.select_task_rq = select_task_rq_rt,	/* p->pi_lock */
+	.balance = balance_rt,			/* rq->lock, dropped */
+	.task_woken = task_woken_rt,		/* rq->lock, dropped */
+	.switched_to = switched_to_rt,		/* rq->lock */
+	.switched_from = switched_from_rt,	/* rq->lock */
+	.prio_changed = prio_changed_rt,	/* rq->lock */
+};
