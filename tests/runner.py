@@ -257,7 +257,9 @@ def run_boot(boot, timeout):
             res.timed_out = True
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-        reader.join(timeout=10)
+        # QEMU is gone, so the pipe reaches EOF; on a loaded host the
+        # reader may still be behind: wait for all of it, not a guess.
+        reader.join(timeout=120)
     res.log = b"".join(chunks).decode("utf-8", errors="replace")
     res.seconds = time.monotonic() - start
     return res
