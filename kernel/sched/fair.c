@@ -411,11 +411,16 @@ static void sync_curr(struct rq *rq)
  * turn, and the systematic overshoot leaves some tasks lagging with
  * early deadlines that a short-slice waker then has to wait behind.
  * Armed only on the rq's own CPU (timers fire where armed) and only with
- * someone to switch to; a stale expiry is harmless (it just re-checks).
+ * someone to switch to.  It is never cancelled and only moved earlier: a
+ * stale expiry just re-checks and re-arms (hrtick_fn), which costs one
+ * interrupt per request at most, where moving the timer on every switch
+ * would cost a queue operation per switch.
  */
 static void hrtick_start(struct rq *rq)
 {
 	struct sched_entity *se = rq->cfs.curr;
+	struct timer *t = &rq->cfs.hrtick;
+	uint64_t expiry;
 	int64_t vleft;
 
 	if (!se || rq->cfs.nr_running < 2 || rq != this_rq())
@@ -424,16 +429,11 @@ static void hrtick_start(struct rq *rq)
 	if (vleft < 0)
 		vleft = 0;
 	/* Back to real time, rounded up so the request is surely used up. */
-	timer_arm(&rq->cfs.hrtick,
-		  rq->clock_ns + ((uint64_t)vleft * se->weight + NICE_0_LOAD - 1) / NICE_0_LOAD);
-}
-
-static void hrtick_cancel(struct rq *rq)
-{
-	/* Only here: a cancel from another CPU would wait for a callback
-	 * spinning on the rq->lock that CPU holds. */
-	if (rq == this_rq())
-		timer_cancel(&rq->cfs.hrtick);
+	expiry = rq->clock_ns + ((uint64_t)vleft * se->weight + NICE_0_LOAD - 1) / NICE_0_LOAD;
+	/* Only this CPU arms or fires it, and irqs are off: no race here. */
+	if (t->cpu == cpu_of(rq) && t->deadline_ns <= expiry)
+		return;
+	timer_arm(t, expiry);
 }
 
 static void task_tick_fair(struct rq *rq, struct task *p);
@@ -567,7 +567,6 @@ static void put_prev_task_fair(struct rq *rq, struct task *p)
 	if (se->on_rq)
 		__enqueue_entity(cfs, se);
 	cfs->curr = NULL;
-	hrtick_cancel(rq);
 }
 
 /* @p starts running: out of the tree, protected until its request ends. */
