@@ -157,7 +157,9 @@ void thread_exit(int code)
 	self = this_cpu()->rq.curr;
 	if (self == this_cpu()->idle)
 		panic("the idle task of cpu%d called thread_exit", self->cpu);
-	/* INTEGRATION: if (self->policy == SCHED_DEADLINE) dl_task_dead(self); */
+	/* Deadline bandwidth back, and no replenishment timer left armed
+	 * for a task that once was throttled (any class now). */
+	dl_task_dead(self);
 	spin_lock_raw(&self->pi_lock);
 	self->exit_code = code;
 	WRITE_ONCE(self->state, TASK_DEAD);

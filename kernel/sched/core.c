@@ -35,7 +35,7 @@
 /* The classes, highest first: the one place their order is written. */
 const struct sched_class *const sched_classes[] = {
 	&stop_sched_class,
-	/* INTEGRATION: &dl_sched_class, */
+	&dl_sched_class,
 	&rt_sched_class,
 	&fair_sched_class,
 	&idle_sched_class,
@@ -45,13 +45,15 @@ const struct sched_class *const sched_classes[] = {
 const struct sched_class *policy_class(int policy)
 {
 	switch (policy) {
+	case SCHED_DEADLINE:
+		return &dl_sched_class;
 	case SCHED_FIFO:
 	case SCHED_RR:
 		return &rt_sched_class;
 	case SCHED_NORMAL:
 		return &fair_sched_class;
 	}
-	return NULL;	/* INTEGRATION: deadline */
+	return NULL;
 }
 
 struct task *current(void)

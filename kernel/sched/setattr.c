@@ -60,7 +60,7 @@ static void set_params(struct task *p, const struct sched_attr *attr)
 	switch (attr->policy) {
 	case SCHED_DEADLINE:
 		p->prio = DL_PRIO;
-		/* INTEGRATION: dl_set_params(p, attr); */
+		dl_set_params(p, attr);
 		break;
 	case SCHED_FIFO:
 	case SCHED_RR:
@@ -89,7 +89,7 @@ int sched_setattr(struct task *p, const struct sched_attr *attr)
 	if (p->sched_class == &idle_sched_class || p->sched_class == &stop_sched_class)
 		return -EPERM;		/* per-CPU kernel tasks keep their class */
 	if (attr->policy == SCHED_DEADLINE || p->policy == SCHED_DEADLINE) {
-		err = -EINVAL;	/* INTEGRATION: dl_admit(p, attr); */
+		err = dl_admit(p, attr);	/* -EBUSY: over the bandwidth limit */
 		if (err)
 			return err;
 	}
