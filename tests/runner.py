@@ -189,6 +189,26 @@ def test_matrix(arches, cpu_counts, suites):
     return boots
 
 
+# Suites whose timing checks only give a strict verdict where guest time
+# is not at the mercy of the host: they also boot once under -icount
+# (deterministic, instruction-driven time) at one CPU per arch.  On a
+# busy host their timing cases SKIP in the ordinary boots.
+ICOUNT_SUITES = ("sched_dl",)
+
+
+def icount_matrix(arches, suites):
+    wanted = [s for s in ICOUNT_SUITES if not suites or s in suites]
+    boots = []
+    for arch in arches:
+        if not wanted:
+            break
+        b = Boot(arch, 1, "kernel", "ktest=%s expect_cpus=1" % ",".join(wanted),
+                 "%s/smp1-icount" % arch, "test")
+        b.extra = ICOUNT[arch]
+        boots.append(b)
+    return boots
+
+
 def crash_matrix(arches, cpu_counts):
     boots = []
     for arch in arches:
@@ -703,6 +723,8 @@ def test_main(args):
     boots = []
     if suites or not asked:
         boots += test_matrix(arches, counts, suites)
+        if not args.cpus or args.cpus == 1:
+            boots += icount_matrix(arches, suites)
     if not asked and not args.no_crash:
         boots += crash_matrix(arches, counts)
     if (not asked or SELFTEST_SUITE in asked) and not args.no_selftest:
