@@ -484,7 +484,9 @@ static void prec_dl(void *arg)
 
 static void dl_runs_before_rt(struct ktest *t)
 {
-	struct sched_attr a = dl_attr(30 * MS, 100 * MS, 100 * MS);
+	/* Budget far above the ~8 ms it burns, so that only a long host
+	 * stall (charged as run time) can throttle it. */
+	struct sched_attr a = dl_attr(80 * MS, 100 * MS, 100 * MS);
 	struct prec pr = { .cpu = test_cpu() };
 	struct task *dl;
 
@@ -496,7 +498,10 @@ static void dl_runs_before_rt(struct ktest *t)
 	       (unsigned long long)(pr.wake_latency / US),
 	       (unsigned long long)pr.dl_throttled);
 	KEXPECT(t, !pr.rt_ran_early);
-	KEXPECT(t, !pr.rt_ran_during);
+	/* A throttled deadline task rightly lets RT run: then this part
+	 * says nothing (the stall is printed above). */
+	if (!pr.dl_throttled)
+		KEXPECT(t, !pr.rt_ran_during);
 	/* Generous: 8 vCPUs on a loaded 2-core host stall for ms at a
 	 * time; the precedence checks above are the exact part. */
 	KEXPECT(t, pr.wake_latency < 20 * MS);
