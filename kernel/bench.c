@@ -96,3 +96,19 @@ void bench_list(void)
 	for (const struct bench *b = __start_benches; b < __stop_benches; b++)
 		printk("  %-16s %s\n", b->name, b->what);
 }
+
+uint64_t bench_median(uint64_t *v, int n)
+{
+	/* Insertion sort: n is tiny. */
+	for (int i = 1; i < n; i++) {
+		uint64_t x = v[i];
+		int j = i - 1;
+
+		while (j >= 0 && v[j] > x) {
+			v[j + 1] = v[j];
+			j--;
+		}
+		v[j + 1] = x;
+	}
+	return v[n / 2];
+}

@@ -21,21 +21,6 @@
 #define ROUNDS 7
 #define OPS 1000
 
-static uint64_t median(uint64_t *v, int n)
-{
-	for (int i = 1; i < n; i++) {
-		uint64_t x = v[i];
-		int j = i - 1;
-
-		while (j >= 0 && v[j] > x) {
-			v[j + 1] = v[j];
-			j--;
-		}
-		v[j + 1] = x;
-	}
-	return v[n / 2];
-}
-
 static void bench_dl_one(int n)
 {
 	static struct cpu fake_cpu;	/* only ->id is used */
@@ -94,9 +79,9 @@ static void bench_dl_one(int n)
 
 	snprintf(detail, sizeof(detail), "%d runnable, median of %d x %d", n, ROUNDS, OPS);
 	snprintf(name, sizeof(name), "dl_pick_%d", n);
-	bench_report(name, median(pick, ROUNDS), NULL, detail);
+	bench_report(name, bench_median(pick, ROUNDS), NULL, detail);
 	snprintf(name, sizeof(name), "dl_requeue_%d", n);
-	bench_report(name, median(requeue, ROUNDS), NULL, detail);
+	bench_report(name, bench_median(requeue, ROUNDS), NULL, detail);
 out:
 	for (int i = 0; i < made; i++)
 		kfree(tasks[i]);

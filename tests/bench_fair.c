@@ -25,18 +25,6 @@
 #define ROUNDS 7
 #define CYCLES 500
 
-static uint64_t median(uint64_t *v, int n)
-{
-	for (int i = 1; i < n; i++)
-		for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-			uint64_t x = v[j];
-
-			v[j] = v[j - 1];
-			v[j - 1] = x;
-		}
-	return v[n / 2];
-}
-
 static void bench_one(int n)
 {
 	const struct sched_class *fc = &fair_sched_class;
@@ -105,7 +93,7 @@ static void bench_one(int n)
 	snprintf(detail, sizeof(detail),
 		 "fair pick+set_next+update_curr+put_prev, %d runnable, median of %d x %d",
 		 n, ROUNDS, CYCLES);
-	bench_report(name, median(samples, ROUNDS), NULL, detail);
+	bench_report(name, bench_median(samples, ROUNDS), NULL, detail);
 out:
 	for (int i = 0; i < made; i++)
 		kfree(tasks[i]);

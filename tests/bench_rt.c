@@ -23,18 +23,6 @@
 #define ROUNDS 7
 #define PICK_ITERS 1000
 
-static uint64_t median7(uint64_t *v, int n)
-{
-	for (int i = 1; i < n; i++)
-		for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-			uint64_t x = v[j];
-
-			v[j] = v[j - 1];
-			v[j - 1] = x;
-		}
-	return v[n / 2];
-}
-
 static struct task *volatile pick_sink;
 
 /*
@@ -87,7 +75,7 @@ static void bench_pick(int n)
 	snprintf(detail, sizeof(detail),
 		 "RT pick_next_task, %d queued on 35 levels, median of %d x %d",
 		 n, ROUNDS, PICK_ITERS);
-	bench_report(name, median7(samples, ROUNDS), NULL, detail);
+	bench_report(name, bench_median(samples, ROUNDS), NULL, detail);
 out:
 	for (int i = 0; i < made; i++) {
 		rt_sched_class.dequeue_task(rq, tasks[i], 0);

@@ -19,22 +19,6 @@
 
 #define ROUNDS 7
 
-static uint64_t median(uint64_t *v, int n)
-{
-	/* Insertion sort: n is tiny. */
-	for (int i = 1; i < n; i++) {
-		uint64_t x = v[i];
-		int j = i - 1;
-
-		while (j >= 0 && v[j] > x) {
-			v[j + 1] = v[j];
-			j--;
-		}
-		v[j + 1] = x;
-	}
-	return v[n / 2];
-}
-
 /* ---- ctx_switch ------------------------------------------------------ */
 
 #define PINGPONG_ITERS 1000
@@ -111,7 +95,7 @@ static void bench_ctx_switch(void)
 		 "per switch, yield ping-pong on cpu%d, median of %d x %d "
 		 "round trips%s", cpu, ROUNDS, PINGPONG_ITERS,
 		 min_trips < PINGPONG_ITERS ? ", some yields did not switch" : "");
-	bench_report("ctx_switch", median(per_switch, ROUNDS), NULL, detail);
+	bench_report("ctx_switch", bench_median(per_switch, ROUNDS), NULL, detail);
 }
 BENCH(ctx_switch, "voluntary context switch between two threads on one CPU",
       bench_ctx_switch);
@@ -164,7 +148,7 @@ static void bench_ipi_roundtrip(void)
 	snprintf(detail, sizeof(detail),
 		 "smp_call cpu0 -> cpu1 -> done, median of %d%s", IPI_CALLS,
 		 ib.errors ? ", SOME CALLS FAILED" : "");
-	bench_report("ipi_roundtrip", median(ib.samples, IPI_CALLS), NULL,
+	bench_report("ipi_roundtrip", bench_median(ib.samples, IPI_CALLS), NULL,
 		     detail);
 }
 BENCH(ipi_roundtrip, "IPI round trip: smp_call() from CPU 0 to CPU 1",
@@ -193,7 +177,7 @@ static void bench_spin_pair(void)
 	snprintf(detail, sizeof(detail),
 		 "lock+unlock, uncontended, median of %d x %d", ROUNDS,
 		 SPIN_ITERS);
-	bench_report("spin_pair", median(per_pair, ROUNDS), NULL, detail);
+	bench_report("spin_pair", bench_median(per_pair, ROUNDS), NULL, detail);
 }
 BENCH(spin_pair, "uncontended spin_lock + spin_unlock pair", bench_spin_pair);
 
@@ -227,7 +211,7 @@ static void bench_thread_spawn(void)
 	snprintf(detail, sizeof(detail),
 		 "create + run + exit + join on cpu%d, median of %d", cpu,
 		 SPAWN_ITERS);
-	bench_report("thread_spawn", median(samples, SPAWN_ITERS), NULL,
+	bench_report("thread_spawn", bench_median(samples, SPAWN_ITERS), NULL,
 		     detail);
 }
 BENCH(thread_spawn, "thread_create + thread_join of an empty thread",

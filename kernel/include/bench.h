@@ -24,6 +24,8 @@ struct bench {
  * has icount=1 (qemu -icount shift=0), else "cycles". */
 void bench_report(const char *name, uint64_t value, const char *unit,
 		  const char *detail);
+/* Median of @n samples (sorts @v in place). */
+uint64_t bench_median(uint64_t *v, int n);
 /* Run the named benchmarks (none: all); returns -ENOENT for an unknown
  * name (after printing which). */
 int bench_run(const char *const *names, int n);
