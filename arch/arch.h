@@ -29,7 +29,8 @@ struct boot_info;
  *   struct arch_context    callee-saved registers + stack pointer of a
  *                          switched-out task, embedded in struct task
  *   ARCH_NAME              "x86_64" / "riscv64"
- *   static inline struct cpu *this_cpu(void)     one instruction (gs / tp)
+ *   static inline struct cpu *this_cpu(void)     one instruction (gs / tp),
+ *                          volatile asm: never cached across a switch
  *   static inline unsigned long arch_irq_save(void)
  *   static inline void arch_irq_restore(unsigned long flags)
  *   static inline void arch_irq_enable(void)

@@ -42,11 +42,19 @@ struct arch_context {
 
 #define SSTATUS_SIE (1UL << 1)
 
+/*
+ * volatile: the result depends on which CPU runs the task, and a task can
+ * move to another CPU whenever it switches out.  A plain asm with no
+ * inputs is a constant to gcc, which may then reuse one read across a
+ * call to schedule(), e.g. in preempt_schedule_irq()'s need_resched
+ * loop: the task comes back on another CPU and polls the old CPU's flag
+ * with interrupts off, forever.
+ */
 static inline struct cpu *this_cpu(void)
 {
 	struct cpu *c;
 
-	__asm__("mv %0, tp" : "=r"(c));
+	__asm__ __volatile__("mv %0, tp" : "=r"(c));
 	return c;
 }
 
