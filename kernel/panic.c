@@ -58,8 +58,12 @@ void __panic(const char *file, int line, const char *fmt, ...)
 		arch_halt();
 	}
 	printk("\n");
-	printk("PANIC at %s:%d on cpu%d (task %s): ", file, line, c->id,
+	printk("PANIC at %s:%d on cpu%d (task %s", file, line, c->id,
 	       task_name_or_boot(c));
+	/* Under proxy execution the scheduling context may be another task. */
+	if (c->rq.donor && c->rq.donor != c->rq.curr)
+		printk(", donor %s", c->rq.donor->name);
+	printk("): ");
 	va_start(ap, fmt);
 	vprintk(fmt, ap);
 	va_end(ap);

@@ -47,6 +47,9 @@ struct cfs_rq {
 					   (armed on this rq's CPU only) */
 	unsigned balance_ticks;		/* ticks to the next periodic balance
 					   (touched by this CPU's tick only) */
+	bool full_pick;			/* curr just entered the class: the
+					   next pick lets the classes above
+					   pull (fair_pick_next) */
 };
 
 /* For tests and benches (fair.c).  rq->lock held. */

@@ -231,11 +231,24 @@ void wakeup_preempt_rq(struct rq *rq, struct task *p)
  * Pick what runs next.  Classes with a ->balance op at or above prev's
  * class may first pull work from other CPUs (which can drop rq->lock, so
  * it happens before prev is put back).
+ *
+ * Fast path (Linux's): prev is fair and every queued task is fair, so
+ * the stop, deadline and RT picks would find nothing and fair's balance
+ * would not pull (rq is not idle).  Their balance ops pull only for a
+ * CPU that lowers its class; a fair task still running does not, unless
+ * it was just moved into the fair class, which fair_pick_next() reports.
  */
 static struct task *pick_next_task(struct rq *rq, struct task *prev)
 {
 	const struct sched_class *c;
 
+	if (prev->sched_class == &fair_sched_class && rq->cfs.nr_running &&
+	    rq->nr_running == rq->cfs.nr_running) {
+		struct task *p = fair_pick_next(rq, prev);
+
+		if (p)
+			return p;
+	}
 	for_each_class(c) {
 		if (c->balance)
 			c->balance(rq, prev);
@@ -269,13 +282,20 @@ void finish_task_switch(void)
 		task_free(prev);
 }
 
+/* How __schedule was entered. */
+#define SM_NONE 0		/* schedule(): prev may be going to sleep */
+#define SM_PREEMPT 1		/* preemption: prev stays queued */
+#define SM_YIELD 2		/* yield(): prev gives up the CPU first */
+
 /*
  * __schedule - pick the next task and switch to it.
- * @preempt: true when called for preemption (interrupt exit,
+ * @mode: SM_PREEMPT when called for preemption (interrupt exit,
  * preempt_enable); then a task that set TASK_SLEEPING but has not yet
- * called schedule() stays queued.  Interrupts disabled, preempt count 0.
+ * called schedule() stays queued.  SM_YIELD: the donor's class gives up
+ * its turn (->yield_task) under the same lock and clock update as the
+ * pick.  Interrupts disabled, preempt count 0.
  */
-static void __schedule(bool preempt)
+static void __schedule(int mode)
 {
 	struct cpu *c = this_cpu();
 	struct rq *rq = &c->rq;
@@ -284,7 +304,9 @@ static void __schedule(bool preempt)
 	spin_lock_raw(&rq->lock);
 	update_rq_clock(rq);
 	update_curr(rq);
-	if (!preempt && prev->state != TASK_RUNNING)
+	if (mode == SM_YIELD)
+		rq->donor->sched_class->yield_task(rq);
+	if (mode != SM_PREEMPT && prev->state != TASK_RUNNING)
 		deactivate_task(rq, prev, DEQUEUE_SLEEP);
 	next = pick_next_task(rq, prev);
 	WRITE_ONCE(c->need_resched, false);
@@ -303,7 +325,8 @@ static void __schedule(bool preempt)
 	finish_task_switch();
 }
 
-void schedule(void)
+/* schedule() and yield(): task context, never while atomic. */
+static void schedule_mode(int mode)
 {
 	unsigned long flags = arch_irq_save();
 	struct cpu *c = this_cpu();
@@ -311,22 +334,18 @@ void schedule(void)
 	if (c->preempt_count != 0)
 		panic("schedule() while atomic (preempt_count %#x) in task %s",
 		      c->preempt_count, c->rq.curr->name);
-	__schedule(false);
+	__schedule(mode);
 	arch_irq_restore(flags);
+}
+
+void schedule(void)
+{
+	schedule_mode(SM_NONE);
 }
 
 void yield(void)
 {
-	unsigned long flags = arch_irq_save();
-	struct rq *rq = this_rq();
-
-	spin_lock_raw(&rq->lock);
-	update_rq_clock(rq);
-	update_curr(rq);
-	rq->donor->sched_class->yield_task(rq);
-	spin_unlock_raw(&rq->lock);
-	arch_irq_restore(flags);
-	schedule();
+	schedule_mode(SM_YIELD);
 }
 
 /* ---- Wakeups ------------------------------------------------------- */
@@ -437,7 +456,7 @@ void sleep_ns(uint64_t ns)
 static void preempt_schedule_irq(void)
 {
 	do {
-		__schedule(true);
+		__schedule(SM_PREEMPT);
 	} while (READ_ONCE(this_cpu()->need_resched));
 }
 

@@ -1,7 +1,7 @@
 /*
  * fair.c - the fair class: EEVDF, as Linux has used since 6.6
- * (kernel/sched/fair.c), for SCHED_NORMAL tasks; and the load balancer
- * that spreads them over the CPUs.
+ * (kernel/sched/fair.c), for SCHED_NORMAL tasks.  CPU selection and the
+ * load balancer that spreads them over the CPUs are in fair_balance.c.
  *
  * Earliest Eligible Virtual Deadline First.  Every task has a weight from
  * its nice level (Linux's sched_prio_to_weight, nice 0 = 1024) and a
@@ -46,19 +46,13 @@
  *
  * Locking: every op runs with its rq->lock held and interrupts off; the
  * running task is taken out of the tree by set_next_task and put back by
- * put_prev_task, as in Linux.
+ * put_prev_task, as in Linux (both at once in fair_pick_next, the fast
+ * path of a switch between fair tasks).
  */
-#include "internal.h"
+#include "fair_internal.h"
 #include "timer.h"
 
-#define NICE_0_LOAD 1024UL
 #define SCHED_BASE_SLICE_NS (3 * NSEC_PER_MSEC)
-/* Periodic balance: every tick while idle, else every 8 ticks (32 ms). */
-#define BALANCE_TICKS_BUSY 8
-/* Per balance, at most this many tasks move / are looked at (bounded
- * irq-off time whatever the queue length). */
-#define BALANCE_MAX_MOVE 32
-#define BALANCE_MAX_SCAN 64
 
 /*
  * Linux's table: nice -20..19; each step is ~10% of CPU time between two
@@ -74,13 +68,6 @@ static const unsigned long sched_prio_to_weight[40] = {
 	/*  10 */ 110, 87, 70, 56, 45,
 	/*  15 */ 36, 29, 23, 18, 15,
 };
-
-static inline struct task *task_of(struct sched_entity *se)
-{
-	return container_of(se, struct task, se);
-}
-
-#define __node_2_se(node) rb_entry((node), struct sched_entity, run_node)
 
 /* delta ns of real time in @se's virtual time. */
 static inline uint64_t calc_delta_fair(uint64_t delta, const struct sched_entity *se)
@@ -167,12 +154,18 @@ static uint64_t avg_vruntime(const struct cfs_rq *cfs)
  * so no rounding.  Products stay far from 2^63 while keys are within
  * seconds of each other and the queue's weight below ~10^8.
  */
+static inline bool __vruntime_eligible(const struct cfs_rq *cfs, int64_t avg,
+				       int64_t load, uint64_t vruntime)
+{
+	return avg >= (int64_t)(vruntime - cfs->min_vruntime) * load;
+}
+
 static bool vruntime_eligible(const struct cfs_rq *cfs, uint64_t vruntime)
 {
 	int64_t avg, load;
 
 	avg_sums(cfs, &avg, &load);
-	return avg >= (int64_t)(vruntime - cfs->min_vruntime) * load;
+	return __vruntime_eligible(cfs, avg, load, vruntime);
 }
 
 static inline bool entity_eligible(const struct cfs_rq *cfs, const struct sched_entity *se)
@@ -277,27 +270,72 @@ static void __dequeue_entity(struct cfs_rq *cfs, struct sched_entity *se)
 }
 
 /*
- * The eligible entity with the earliest virtual deadline, the running
- * one included.  A running entity that is still eligible and protected
- * (RUN_TO_PARITY) is kept.  O(log n).
+ * @new (not in the tree) takes @old's place if that is where
+ * __enqueue_entity() would put it once @old is gone (after every entity
+ * of deadline <= its own): the same order as dequeue + enqueue, without
+ * their walks and rebalancing.  False, nothing done, otherwise.  Linux's
+ * rb_replace_node() plus the cached leftmost; lib/rbtree.c has none.
  */
-static struct sched_entity *pick_eevdf(struct cfs_rq *cfs)
+static bool __replace_entity(struct cfs_rq *cfs, struct sched_entity *old,
+			     struct sched_entity *new)
+{
+	struct rb_node *o = &old->run_node, *n = &new->run_node;
+	struct rb_root_cached *tree = &cfs->tasks_timeline;
+	/* @old is usually the leftmost: the pick's first candidate. */
+	struct rb_node *before = tree->rb_leftmost == o ? NULL : rb_prev(o);
+	struct rb_node *after = rb_next(o), *parent = rb_parent(o);
+
+	if ((before && entity_before(new, __node_2_se(before))) ||
+	    (after && !entity_before(new, __node_2_se(after))))
+		return false;
+	*n = *o;			/* parent, colour, children */
+	if (o->rb_left)
+		o->rb_left->__parent_color = (o->rb_left->__parent_color & 3UL) | (uintptr_t)n;
+	if (o->rb_right)
+		o->rb_right->__parent_color = (o->rb_right->__parent_color & 3UL) | (uintptr_t)n;
+	if (!parent)
+		tree->rb_root.rb_node = n;
+	else if (parent->rb_left == o)
+		parent->rb_left = n;
+	else
+		parent->rb_right = n;
+	if (tree->rb_leftmost == o)
+		tree->rb_leftmost = n;
+	RB_CLEAR_NODE(o);
+	avg_vruntime_sub(cfs, old);
+	avg_vruntime_add(cfs, new);
+	new->min_vruntime = old->min_vruntime;	/* the subtree's, to update */
+	min_vruntime_propagate(n, NULL);
+	return true;
+}
+
+/*
+ * The eligible entity with the earliest virtual deadline, the running
+ * one included.  With @protect, a running entity that is still eligible
+ * and protected (RUN_TO_PARITY) is kept; without, it competes as from
+ * the tree, after equal deadlines (a tie goes to the queued one).
+ * O(log n).
+ */
+static struct sched_entity *pick_eevdf(struct cfs_rq *cfs, bool protect)
 {
 	struct rb_node *node = cfs->tasks_timeline.rb_root.rb_node;
 	struct rb_node *first = rb_first_cached(&cfs->tasks_timeline);
 	struct sched_entity *se = first ? __node_2_se(first) : NULL;
 	struct sched_entity *curr = cfs->curr, *best = NULL;
+	int64_t avg, load;
 
 	if (curr && !curr->on_rq)
 		curr = NULL;
 	if (cfs->nr_running == 1)
 		return curr ? curr : se;
-	if (curr && !entity_eligible(cfs, curr))
+	/* V's sums do not change during the pick: read them once. */
+	avg_sums(cfs, &avg, &load);
+	if (curr && !__vruntime_eligible(cfs, avg, load, curr->vruntime))
 		curr = NULL;
-	if (curr && curr->protect)
+	if (protect && curr && curr->protect)
 		return curr;
 	/* The earliest deadline of all, if it is eligible. */
-	if (se && entity_eligible(cfs, se)) {
+	if (se && __vruntime_eligible(cfs, avg, load, se->vruntime)) {
 		best = se;
 		goto found;
 	}
@@ -306,12 +344,13 @@ static struct sched_entity *pick_eevdf(struct cfs_rq *cfs)
 
 		/* An eligible entity on the left has an earlier deadline
 		 * than anything here or on the right. */
-		if (left && vruntime_eligible(cfs, __node_2_se(left)->min_vruntime)) {
+		if (left && __vruntime_eligible(cfs, avg, load,
+						__node_2_se(left)->min_vruntime)) {
 			node = left;
 			continue;
 		}
 		se = __node_2_se(node);
-		if (entity_eligible(cfs, se)) {
+		if (__vruntime_eligible(cfs, avg, load, se->vruntime)) {
 			best = se;
 			break;
 		}
@@ -385,9 +424,8 @@ static void place_entity(struct cfs_rq *cfs, struct sched_entity *se, int flags)
 }
 
 /* The running request is used up: issue the next one.  True if so. */
-static bool update_deadline(struct cfs_rq *cfs, struct sched_entity *se)
+static bool update_deadline(struct sched_entity *se)
 {
-	(void)cfs;
 	if ((int64_t)(se->vruntime - se->deadline) < 0)
 		return false;
 	if (!se->custom_slice)
@@ -459,8 +497,7 @@ static void init_rq_fair(struct rq *rq)
 {
 	rq->cfs = (struct cfs_rq){ .tasks_timeline = RB_ROOT_CACHED };
 	timer_init(&rq->cfs.hrtick, hrtick_fn, rq);
-	/* Stagger the CPUs' periodic balance. */
-	rq->cfs.balance_ticks = 1 + (rq->cpu ? rq->cpu->id % BALANCE_TICKS_BUSY : 0);
+	init_balance_fair(rq);
 }
 
 static void enqueue_task_fair(struct rq *rq, struct task *p, int flags)
@@ -528,7 +565,8 @@ static void yield_task_fair(struct rq *rq)
 		se->deadline = se->vruntime;
 	se->deadline += calc_delta_fair(se->slice, se);
 	se->protect = false;
-	update_min_vruntime(cfs);
+	/* min_vruntime may lag behind now: only the keys' base, V does not
+	 * depend on it; the next update_curr_fair() advances it. */
 }
 
 /*
@@ -546,7 +584,7 @@ static void wakeup_preempt_fair(struct rq *rq, struct task *p)
 	sync_curr(rq);
 	if (pse->slice < se->slice)
 		se->protect = false;
-	if (pick_eevdf(cfs) == pse)
+	if (pick_eevdf(cfs, true) == pse)
 		resched_curr(rq);
 }
 
@@ -554,7 +592,7 @@ static struct task *pick_next_task_fair(struct rq *rq)
 {
 	if (!rq->cfs.nr_running)
 		return NULL;
-	return task_of(pick_eevdf(&rq->cfs));
+	return task_of(pick_eevdf(&rq->cfs, true));
 }
 
 /* @p stops running: back into the tree if still queued. */
@@ -582,6 +620,38 @@ static void set_next_task_fair(struct rq *rq, struct task *p)
 	hrtick_start(rq);
 }
 
+/*
+ * core.c's fast path: @prev, the running fair task, stops (it may be
+ * dequeued) and only fair tasks are queued.  As put_prev + pick + set_next
+ * but picking first, prev competing as if in the tree (no run to parity:
+ * it gives the CPU up), so the tree changes only if another task runs.
+ * NULL, nothing done, if prev just entered the class (switched_to_fair).
+ */
+struct task *fair_pick_next(struct rq *rq, struct task *prev)
+{
+	struct cfs_rq *cfs = &rq->cfs;
+	struct sched_entity *pse = &prev->se, *se;
+
+	BUG_ON(cfs->curr != pse);
+	if (cfs->full_pick) {
+		cfs->full_pick = false;
+		return NULL;
+	}
+	se = pick_eevdf(cfs, false);
+	if (se != pse) {
+		if (!pse->on_rq) {
+			__dequeue_entity(cfs, se);
+		} else if (!__replace_entity(cfs, se, pse)) {
+			__enqueue_entity(cfs, pse);
+			__dequeue_entity(cfs, se);
+		}
+		cfs->curr = se;
+	}
+	se->protect = true;
+	hrtick_start(rq);
+	return task_of(se);
+}
+
 /* Scheduling-context time of the donor: virtual runtime, deadline. */
 static void update_curr_fair(struct rq *rq, struct task *donor, uint64_t delta)
 {
@@ -590,7 +660,7 @@ static void update_curr_fair(struct rq *rq, struct task *donor, uint64_t delta)
 
 	BUG_ON(cfs->curr != curr);
 	curr->vruntime += calc_delta_fair(delta, curr);
-	if (update_deadline(cfs, curr) && cfs->nr_running > 1)
+	if (update_deadline(curr) && cfs->nr_running > 1)
 		resched_curr(rq);
 	update_min_vruntime(cfs);
 }
@@ -601,174 +671,17 @@ static void task_tick_fair(struct rq *rq, struct task *p)
 {
 	struct cfs_rq *cfs = &rq->cfs;
 
-	if (cfs->nr_running > 1 && pick_eevdf(cfs) != &p->se)
+	if (cfs->nr_running > 1 && pick_eevdf(cfs, true) != &p->se)
 		resched_curr(rq);
 }
 
-/* ---- SMP: CPU selection and load balancing ----------------------------- */
-
-/* Weighted load of a CPU for placement: fair weights, plus a nice-0 weight
- * for every task of another class.  Lockless: a heuristic. */
-static unsigned long cpu_load(int cpu)
+/* @p entered the class (sched_setattr).  If it runs, the CPU may have
+ * lowered its class: the next pick must let the classes above pull
+ * (->balance), which the fast path (fair_pick_next) skips. */
+static void switched_to_fair(struct rq *rq, struct task *p)
 {
-	struct rq *rq = cpu_rq(cpu);
-	unsigned nr = READ_ONCE(rq->nr_running), nr_fair = READ_ONCE(rq->cfs.nr_running);
-
-	return READ_ONCE(rq->cfs.load) + (nr > nr_fair ? nr - nr_fair : 0) * NICE_0_LOAD;
-}
-
-static bool cpu_idle(int cpu)
-{
-	struct rq *rq = cpu_rq(cpu);
-
-	return READ_ONCE(rq->curr) == rq->idle && READ_ONCE(rq->nr_running) == 0;
-}
-
-/*
- * Where @p runs next: its previous CPU if idle (warm cache), else an idle
- * allowed CPU (scanning from prev_cpu + 1 so wakeups spread), else the
- * allowed CPU with the least weighted load, prev_cpu on a tie.  p->pi_lock
- * held, no rq lock.
- */
-static int select_task_rq_fair(struct task *p, int prev_cpu, int flags)
-{
-	uint64_t allowed = task_cpus_online(p);
-	unsigned long best_load = ~0UL;
-	int best = -1;
-
-	(void)flags;
-	BUG_ON(!allowed);
-	if (prev_cpu >= 0 && prev_cpu < ncpus && ((allowed >> prev_cpu) & 1) &&
-	    cpu_idle(prev_cpu))
-		return prev_cpu;
-	for (int k = 1; k <= ncpus; k++) {
-		int cpu = (prev_cpu + k) % ncpus;
-
-		if ((allowed >> cpu) & 1 && cpu_idle(cpu))
-			return cpu;
-	}
-	for (int cpu = 0; cpu < ncpus; cpu++) {
-		unsigned long load;
-
-		if (!((allowed >> cpu) & 1))
-			continue;
-		load = cpu_load(cpu);
-		if (load < best_load || (load == best_load && cpu == prev_cpu)) {
-			best = cpu;
-			best_load = load;
-		}
-	}
-	return best;
-}
-
-/*
- * The one place that decides whether the balancer may move @p from @src
- * to @dst_cpu.  Never the running task nor the donor (proxy execution
- * will add: nor a task blocked on a mutex), never outside its affinity.
- * src->lock held.
- */
-static bool can_migrate_task(struct rq *src, struct task *p, int dst_cpu)
-{
-	if (task_on_cpu(src, p) || src->donor == p || READ_ONCE(p->on_cpu))
-		return false;
-	if (!p->on_rq || p->sched_class != &fair_sched_class)
-		return false;
-	return (task_cpus_online(p) >> dst_cpu) & 1;
-}
-
-/*
- * Pull fair tasks from @src to @dst while that narrows the gap between
- * their loads: a task of weight w moves if load(src) - load(dst) >= 2w.
- * Least urgent first (latest deadline).  Both locks held.
- */
-static int move_tasks(struct rq *dst, struct rq *src)
-{
-	long imbalance = (long)src->cfs.load - (long)dst->cfs.load;
-	struct rb_node *node = rb_last(&src->cfs.tasks_timeline.rb_root), *prev;
-	int moved = 0, scanned = 0;
-
-	for (; node && moved < BALANCE_MAX_MOVE && scanned++ < BALANCE_MAX_SCAN;
-	     node = prev) {
-		struct sched_entity *se = __node_2_se(node);
-		struct task *p = task_of(se);
-
-		prev = rb_prev(node);
-		if ((long)(2 * se->weight) > imbalance)
-			continue;
-		if (!can_migrate_task(src, p, cpu_of(dst)))
-			continue;
-		move_queued_task(src, dst, p);
-		wakeup_preempt_rq(dst, p);
-		imbalance -= 2 * se->weight;
-		moved++;
-	}
-	return moved;
-}
-
-/* The CPU with the largest fair load that has a queued task to spare. */
-static struct rq *find_busiest(struct rq *this_rq)
-{
-	unsigned long max = READ_ONCE(this_rq->cfs.load);
-	uint64_t online = cpus_online_mask();
-	struct rq *busiest = NULL;
-
-	for (int cpu = 0; cpu < ncpus; cpu++) {
-		struct rq *rq = cpu_rq(cpu);
-		unsigned long load = READ_ONCE(rq->cfs.load);
-
-		if (rq == this_rq || !((online >> cpu) & 1))
-			continue;
-		if (READ_ONCE(rq->cfs.nr_running) >= 2 && load > max) {
-			max = load;
-			busiest = rq;
-		}
-	}
-	return busiest;
-}
-
-/* this_rq->lock held; may drop and retake it.  Returns tasks moved. */
-static int load_balance(struct rq *this_rq)
-{
-	struct rq *busiest = find_busiest(this_rq);
-	int moved;
-
-	if (!busiest)
-		return 0;
-	double_lock_balance(this_rq, busiest);
-	/* Whatever we saw was lockless; move_tasks rechecks under both. */
-	update_rq_clock(this_rq);
-	update_rq_clock(busiest);
-	moved = move_tasks(this_rq, busiest);
-	double_unlock_balance(this_rq, busiest);
-	return moved;
-}
-
-/*
- * Newly idle: this CPU has nothing queued at all (prev is going to
- * sleep), so pull before picking the idle task.  rq->lock held; may be
- * dropped.
- */
-static void balance_fair(struct rq *rq, struct task *prev)
-{
-	(void)prev;
-	if (rq->nr_running || !(cpus_online_mask() & ~(1ULL << cpu_of(rq))))
-		return;
-	load_balance(rq);
-}
-
-/* From every CPU's tick, IRQ context, no lock held. */
-void fair_trigger_load_balance(struct rq *rq)
-{
-	bool idle = READ_ONCE(rq->nr_running) == 0;
-
-	if (--rq->cfs.balance_ticks && !idle)
-		return;
-	rq->cfs.balance_ticks = BALANCE_TICKS_BUSY;
-	if (!(cpus_online_mask() & ~(1ULL << cpu_of(rq))))
-		return;
-	spin_lock_raw(&rq->lock);
-	load_balance(rq);
-	spin_unlock_raw(&rq->lock);
+	if (rq->donor == p)
+		rq->cfs.full_pick = true;
 }
 
 /* ---- Parameters --------------------------------------------------------- */
@@ -871,7 +784,7 @@ const char *fair_rq_verify(struct rq *rq)
 	}
 	if (n != cfs->nr_running || w != cfs->load)
 		return "nr_running / load do not match the queue";
-	if (n && !pick_eevdf(cfs))
+	if (n && !pick_eevdf(cfs, true))
 		return "no eligible entity";
 	return NULL;
 }
@@ -890,4 +803,5 @@ const struct sched_class fair_sched_class = {
 	.update_curr = update_curr_fair,		/* rq->lock */
 	.select_task_rq = select_task_rq_fair,		/* p->pi_lock */
 	.balance = balance_fair,			/* rq->lock, dropped */
+	.switched_to = switched_to_fair,		/* rq->lock, p->pi_lock */
 };

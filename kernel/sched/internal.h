@@ -80,8 +80,12 @@ uint64_t cpus_online_mask(void);
 /* fair.c: set p->se's weight from p->static_prio and the requested
  * slice (attr->slice_ns already stored by the caller). */
 void fair_set_params(struct task *p, const struct sched_attr *attr);
-/* fair.c: periodic load balancing, from the tick of every CPU. */
+/* fair_balance.c: periodic load balancing, from the tick of every CPU. */
 void fair_trigger_load_balance(struct rq *rq);
+/* fair.c: __schedule's fast path when prev and every queued task are
+ * fair: put prev, pick and set the next fair task, or NULL (nothing
+ * done) when the full pick must run.  rq->lock held. */
+struct task *fair_pick_next(struct rq *rq, struct task *prev);
 /* rt.c: p->prio/rt_priority are all the RT class needs (set by core). */
 /* rt.c: the SCHED_RR slice, default 100 ms (Linux's RR_TIMESLICE).
  * Takes effect at each task's next refill.  -EINVAL below TICK_NS (RR
