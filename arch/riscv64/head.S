@@ -34,6 +34,19 @@ _start:
 rv_boot_entry:
 	csrw	sie, zero
 	csrci	sstatus, 2		/* SIE off until the kernel is ready */
+	/*
+	 * Only the first hart to get here boots.  OpenSBI 1.1's hart_start
+	 * marks the hart START_PENDING before it stores that hart's start
+	 * address, so a hart already polling its state can run off to the
+	 * address the boot hart was given: here.  Such a hart must not
+	 * relocate or clear .bss again; it waits for the arguments
+	 * arch_cpu_start() published for it (setup.c) and takes the
+	 * secondary path.
+	 */
+	lla	t0, rv_boot_claimed
+	li	t1, 1
+	amoswap.w.aqrl t1, t1, (t0)
+	bnez	t1, rv_late_hart
 	mv	s0, a0			/* hart id */
 	mv	s1, a1			/* DTB */
 
@@ -86,6 +99,13 @@ rv_boot_entry:
  */
 	.globl rv_secondary_entry
 	.balign 4
+rv_late_hart:				/* see rv_boot_entry; a0 = hart id */
+	lla	t0, rv_hart_start_pending
+1:	fence	rw, rw
+	ld	t1, 0(t0)		/* hart id being started */
+	bne	t1, a0, 1b
+	fence	rw, rw
+	ld	a1, 8(t0)		/* its struct rv_hart_start */
 rv_secondary_entry:
 	csrw	sie, zero
 	csrci	sstatus, 2
@@ -100,6 +120,11 @@ rv_secondary_entry:
 	call	rv_secondary_main	/* setup.c, never returns */
 7:	wfi
 	j	7b
+
+	.data
+	.balign 8
+rv_boot_claimed:			/* in .data: .bss is cleared after */
+	.word	0
 
 	.bss
 	.balign 16

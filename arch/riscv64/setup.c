@@ -109,6 +109,17 @@ void rv_boot_main(uint64_t hartid, const void *dtb)
 
 /* ---- Secondary harts ---------------------------------------------- */
 
+/*
+ * The hart being started and its arguments, for a hart that OpenSBI lets
+ * run into _start instead of rv_secondary_entry (head.S rv_late_hart).
+ * In .data (initialised), because a late hart reads it while .bss may
+ * have just been cleared; hart id -1: nobody.
+ */
+struct {
+	volatile uint64_t hartid;
+	struct rv_hart_start *volatile args;
+} rv_hart_start_pending = { .hartid = -1UL };
+
 int arch_cpu_start(struct cpu *cpu, void *stack_top)
 {
 	struct rv_hart_start *a = &hart_start_args[cpu->id];
@@ -121,6 +132,9 @@ int arch_cpu_start(struct cpu *cpu, void *stack_top)
 	a->satp = rv_satp;
 	a->cpu = cpu;
 	a->stack_top = (uintptr_t)stack_top;
+	rv_hart_start_pending.args = a;
+	smp_mb();
+	rv_hart_start_pending.hartid = cpu->arch_id;
 	/* The hart reads *a with its MMU off; HSM's ecall orders our stores
 	 * before its start, but be explicit. */
 	smp_mb();
