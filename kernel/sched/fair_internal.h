@@ -1,7 +1,8 @@
 /*
- * fair_internal.h - what the fair class's two files share: fair.c (EEVDF:
- * the queue, the pick, the class table) and fair_balance.c (SMP: CPU
- * selection at wakeup and load balancing between CPUs).  Nothing else
+ * fair_internal.h - what the fair class's files share: fair.c (EEVDF:
+ * the queue, the pick, the class table), fair_balance.c (SMP: CPU
+ * selection at wakeup and load balancing between CPUs) and fair_verify.c
+ * (the invariant checker the tests use).  Nothing else
  * includes it; what core.c needs from the class is in internal.h.
  */
 #ifndef SCHED_FAIR_INTERNAL_H
@@ -17,6 +18,29 @@ static inline struct task *task_of(struct sched_entity *se)
 }
 
 #define __node_2_se(node) rb_entry((node), struct sched_entity, run_node)
+
+/* Virtual times wrap: compare them by signed difference. */
+static inline uint64_t min_vruntime(uint64_t a, uint64_t b)
+{
+	return (int64_t)(b - a) < 0 ? b : a;
+}
+
+/* Earlier virtual deadline first: the tree's order. */
+static inline bool entity_before(const struct sched_entity *a,
+				 const struct sched_entity *b)
+{
+	return (int64_t)(a->deadline - b->deadline) < 0;
+}
+
+/* @se's vruntime relative to the queue's base (the V sums use it). */
+static inline int64_t entity_key(const struct cfs_rq *cfs, const struct sched_entity *se)
+{
+	return (int64_t)(se->vruntime - cfs->min_vruntime);
+}
+
+/* fair.c: the eligible entity with the earliest virtual deadline
+ * (@protect: let curr finish its request first).  rq->lock held. */
+struct sched_entity *pick_eevdf(struct cfs_rq *cfs, bool protect);
 
 /* fair_balance.c, for fair.c's class table and init_rq_fair(). */
 /* ->select_task_rq: where @p runs next.  p->pi_lock held, no rq lock. */
