@@ -31,6 +31,11 @@ struct boot_info;
  *   ARCH_NAME              "x86_64" / "riscv64"
  *   static inline struct cpu *this_cpu(void)     one instruction (gs / tp),
  *                          volatile asm: never cached across a switch
+ *   arch_this_cpu_read_ulong(off), arch_this_cpu_read_int(off)
+ *                          the field at constant offset @off of this
+ *                          CPU's struct cpu, read in ONE instruction, so
+ *                          no migration can split "which CPU" from "read"
+ *                          (cpu.h's current_task() needs no irq masking)
  *   static inline unsigned long arch_irq_save(void)
  *   static inline void arch_irq_restore(unsigned long flags)
  *   static inline void arch_irq_enable(void)

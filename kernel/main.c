@@ -14,6 +14,7 @@
 #include "ktest.h"
 #include "bench.h"
 #include "mm.h"
+#include "mutex.h"
 #include "shell.h"
 #include "timer.h"
 #include "string.h"
@@ -72,6 +73,22 @@ static void crash_thread(void *arg)
 	arch_poweroff(1);
 }
 
+/* locking=proxy|inherit|none: the mutex locking mode (mutex.h).  A bad
+ * value is reported and the default kept. */
+static void set_locking_mode(const char *cmdline)
+{
+	char mode[16];
+
+	if (!cmdline_get(cmdline, "locking", mode, sizeof(mode)))
+		return;
+	if (locking_set_mode(mode) != 0)
+		printk("locking: unknown mode '%s' (valid: proxy, inherit, "
+		       "none); keeping %s\n", mode,
+		       locking_mode_name(locking_mode));
+	else
+		printk("locking: mode %s\n", locking_mode_name(locking_mode));
+}
+
 static void start_main_thread(const char *cmdline)
 {
 	void (*fn)(void *) = shell_main;
@@ -110,6 +127,7 @@ void kmain(struct boot_info *bi)
 	arch_irq_enable();
 	smp_boot(bi);
 	sched_init_smp();
+	set_locking_mode(bi->cmdline);
 	start_main_thread(bi->cmdline);
 	cpu_idle_loop();
 }

@@ -16,6 +16,7 @@
 #include "cpu.h"
 #include "ktest.h"
 #include "mm.h"
+#include "mutex.h"
 #include "sched.h"
 #include "shell.h"
 #include "timer.h"
@@ -102,6 +103,7 @@ struct ps_row {
 	const char *class;
 	uint64_t runtime_ns;
 	char name[TASK_NAME_LEN];
+	char note[48];		/* "waits for m", "runs for t" (proxy) */
 };
 
 struct ps_snapshot {
@@ -128,6 +130,17 @@ static void ps_collect(struct task *t, void *arg)
 	r->runtime_ns = t->sum_exec_ns;
 	memcpy(r->name, t->name, TASK_NAME_LEN);
 	r->name[TASK_NAME_LEN - 1] = '\0';
+	/* Every CPU is parked in stop_machine: the links hold still. */
+	r->note[0] = '\0';
+	if (t->blocked_on == PROXY_WAKING)
+		snprintf(r->note, sizeof(r->note), "waking");
+	else if (t->blocked_on)
+		snprintf(r->note, sizeof(r->note), "waits for %s%s",
+			 t->blocked_on->name, t->parked_on ? " (parked)" : "");
+	else if (r->on_cpu && cpus[t->cpu].rq.donor != t &&
+		 cpus[t->cpu].rq.donor != cpus[t->cpu].rq.stop)
+		snprintf(r->note, sizeof(r->note), "runs for %s",
+			 cpus[t->cpu].rq.donor->name);
 }
 
 static int ps_snapshot_all(void *arg)
@@ -166,16 +179,17 @@ static int cmd_ps(int argc, char **argv)
 		return -1;
 	}
 	stop_machine(ps_snapshot_all, &s);
-	shell_printf("  tid  name                     state     cpu  class prio  runtime(ms)\n");
+	shell_printf("  tid  name                     state     cpu  class    prio  runtime(ms)  mutex/proxy\n");
 	for (int i = 0; i < s.n; i++) {
 		struct ps_row *r = &s.rows[i];
 
-		shell_printf("  %3d  %-24s %-8s  %3d%c %-5s %4d  %llu.%03llu\n", r->tid,
-			     r->name, r->on_cpu ? "on-cpu" : state_name(r->state),
+		shell_printf("  %3d  %-24s %-8s  %3d%c %-8s %4d  %7llu.%03llu  %s\n",
+			     r->tid, r->name,
+			     r->on_cpu ? "on-cpu" : state_name(r->state),
 			     r->cpu, r->on_cpu ? '*' : ' ', r->class, r->prio,
 			     (unsigned long long)(r->runtime_ns / NSEC_PER_MSEC),
 			     (unsigned long long)(r->runtime_ns % NSEC_PER_MSEC /
-						  NSEC_PER_USEC));
+						  NSEC_PER_USEC), r->note);
 	}
 	if (s.missed)
 		shell_printf("  (%d more not shown)\n", s.missed);
@@ -237,6 +251,34 @@ static int cmd_bench(int argc, char **argv)
 	return 0;
 }
 
+/* `locking` prints the mutex locking mode, `locking MODE` sets it
+ * (refused while tasks wait on mutexes: their wait began in the old
+ * mode). */
+static int cmd_locking(int argc, char **argv)
+{
+	int err;
+
+	if (argc > 2) {
+		shell_printf("error: locking takes at most one mode\n");
+		return -1;
+	}
+	if (argc == 2) {
+		err = locking_set_mode(argv[1]);
+		if (err == -EINVAL) {
+			shell_printf("error: no locking mode '%s' (proxy, "
+				     "inherit, none)\n", argv[1]);
+			return -1;
+		}
+		if (err == -EBUSY) {
+			shell_printf("error: %d tasks wait on mutexes; try "
+				     "again\n", READ_ONCE(mutex_nr_blocked));
+			return -1;
+		}
+	}
+	shell_printf("locking mode: %s\n", locking_mode_name(locking_mode));
+	return 0;
+}
+
 static int cmd_poweroff(int argc, char **argv)
 {
 	(void)argv;
@@ -252,9 +294,11 @@ static const struct command commands[] = {
 	{ "help", "", "this list", cmd_help },
 	{ "cpus", "", "CPUs: ids, online, timer irqs, IPIs, queued tasks",
 	  cmd_cpus },
-	{ "ps", "", "tasks: tid, name, state, cpu, class, prio, runtime", cmd_ps },
+	{ "ps", "", "tasks: state, cpu, class, prio, runtime, mutex/proxy", cmd_ps },
 	{ "test", "[suite...|?]", "run in-kernel tests (none: all)", cmd_test },
 	{ "bench", "[name...|?]", "run benchmarks (none: all)", cmd_bench },
+	{ "locking", "[mode]", "mutex locking mode: proxy, inherit or none",
+	  cmd_locking },
 	{ "poweroff", "", "power the machine off", cmd_poweroff },
 	{ NULL, NULL, NULL, NULL },
 };

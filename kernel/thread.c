@@ -9,6 +9,7 @@
  * freed by the task that runs after it (finish_task_switch).
  */
 #include "sched/internal.h"
+#include "mutex.h"
 #include "mm.h"
 #include "string.h"
 
@@ -24,10 +25,15 @@ void task_init_common(struct task *t, const char *name)
 
 	strlcpy(t->name, name, sizeof(t->name));
 	spin_init(&t->pi_lock, "pi_lock");
+	spin_init(&t->blocked_lock, "blocked_lock");
+	list_init(&t->held_mutexes);
+	list_init(&t->blocked_head);
+	list_init(&t->blocked_node);
 	t->sched_class = &fair_sched_class;
 	t->policy = SCHED_NORMAL;
 	t->static_prio = t->prio = NICE_TO_PRIO(0);
 	fair_set_params(t, &normal);
+	dl_init_task(t);
 	t->cpus_allowed = ~0ULL;
 	t->stack_slot = -1;
 	flags = spin_lock(&tasks_lock);
@@ -151,6 +157,7 @@ void thread_exit(int code)
 {
 	struct task *self, *joiner;
 
+	mutex_check_exit(current());	/* exiting with a mutex held panics */
 	/* No preemption from here: a preempted dead task would still be
 	 * queued while its joiner frees it. */
 	arch_irq_disable();

@@ -89,6 +89,16 @@ int strncmp(const char *a, const char *b, size_t n)
 	return 0;
 }
 
+char *strstr(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (; *hay; hay++)
+		if (strncmp(hay, needle, n) == 0)
+			return (char *)hay;
+	return n ? NULL : (char *)hay;
+}
+
 char *strchr(const char *s, int c)
 {
 	for (;; s++) {

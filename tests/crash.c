@@ -11,12 +11,22 @@
  *   spin_recursion  spin_lock twice on "crash-recursion-lock"
  *   spin_wrong_cpu  CPU 1 unlocks "crash-wrong-cpu-lock" held by CPU 0
  *   panic           a plain panic("crash test: deliberate panic")
+ *   mutex_unlock_nonowner   "crash-mutex-b" unlocks "crash-mutex" held
+ *                   by "crash-mutex-a"
+ *   mutex_unlock_unlocked   "crash-mutex-a" unlocks a free "crash-mutex"
+ *   mutex_recursive "crash-mutex-a" locks "crash-mutex" twice
+ *   mutex_exit_held "crash-mutex-a" returns holding "crash-mutex"
+ *   mutex_in_irq    a timer callback (interrupt context) locks
+ *                   "crash-mutex" while "crash-mutex-a" holds it
+ *
+ * Each mutex PANIC line names the mutex, the task and the owner.
  *
  * If a scenario returns instead of panicking, crash_run() says so and
  * powers off with failure, so the runner sees a missing PANIC.
  */
 #include "kernel.h"
 #include "cpu.h"
+#include "mutex.h"
 #include "sched.h"
 #include "shell.h"
 #include "spinlock.h"
@@ -134,6 +144,103 @@ static void crash_spin_wrong_cpu(void)
 		thread_join(u);
 }
 
+/* ---- mutex misuse ---------------------------------------------------- */
+
+static struct mutex crash_mutex = MUTEX_INIT(crash_mutex, "crash-mutex");
+static volatile int crash_mutex_held;
+
+/* Run fn in a thread named @name and wait for it. */
+static void crash_in_thread(const char *name, void (*fn)(void *))
+{
+	struct task *t = thread_create(name, fn, NULL, -1);
+
+	if (t)
+		thread_join(t);
+}
+
+/* "crash-mutex-a": take crash_mutex and keep it (sleeping). */
+static void mutex_holder(void *arg)
+{
+	(void)arg;
+	mutex_lock(&crash_mutex);
+	smp_store_release(&crash_mutex_held, 1);
+	for (;;)
+		sleep_ns(NSEC_PER_SEC);
+}
+
+static void start_mutex_holder(void)
+{
+	if (!thread_create_detached("crash-mutex-a", mutex_holder, NULL, -1))
+		return;
+	while (!smp_load_acquire(&crash_mutex_held))
+		sleep_ns(NSEC_PER_MSEC);
+}
+
+static void unlock_it(void *arg)
+{
+	(void)arg;
+	printk("crash: %s unlocks crash-mutex (owner %s)\n", current()->name,
+	       mutex_owner(&crash_mutex) ? mutex_owner(&crash_mutex)->name
+					 : "none");
+	mutex_unlock(&crash_mutex);
+}
+
+static void crash_mutex_unlock_nonowner(void)
+{
+	start_mutex_holder();
+	crash_in_thread("crash-mutex-b", unlock_it);
+}
+
+static void crash_mutex_unlock_unlocked(void)
+{
+	crash_in_thread("crash-mutex-a", unlock_it);
+}
+
+static void lock_twice(void *arg)
+{
+	(void)arg;
+	printk("crash: locking crash-mutex twice\n");
+	mutex_lock(&crash_mutex);
+	mutex_lock(&crash_mutex);
+}
+
+static void crash_mutex_recursive(void)
+{
+	crash_in_thread("crash-mutex-a", lock_twice);
+}
+
+static void lock_and_return(void *arg)
+{
+	(void)arg;
+	printk("crash: returning with crash-mutex held\n");
+	mutex_lock(&crash_mutex);
+}
+
+static void crash_mutex_exit_held(void)
+{
+	crash_in_thread("crash-mutex-a", lock_and_return);
+}
+
+static void lock_in_irq(struct timer *t)
+{
+	(void)t;
+	mutex_lock(&crash_mutex);
+}
+
+/* The holder makes the lock contended, so even a fast path that
+ * forgot the check would reach the slow path and its report. */
+static void crash_mutex_in_irq(void)
+{
+	struct timer t;
+
+	start_mutex_holder();
+	printk("crash: a timer callback locks crash-mutex\n");
+	timer_init(&t, lock_in_irq, NULL);
+	timer_arm(&t, clock_ns() + NSEC_PER_MSEC);
+	sleep_ns(100 * NSEC_PER_MSEC);
+	timer_cancel(&t);
+}
+
 /* ---- panic ---------------------------------------------------------- */
 
 static void crash_panic(void)
@@ -150,6 +257,11 @@ static const struct {
 	{ "spin_recursion", crash_spin_recursion },
 	{ "spin_wrong_cpu", crash_spin_wrong_cpu },
 	{ "panic", crash_panic },
+	{ "mutex_unlock_nonowner", crash_mutex_unlock_nonowner },
+	{ "mutex_unlock_unlocked", crash_mutex_unlock_unlocked },
+	{ "mutex_recursive", crash_mutex_recursive },
+	{ "mutex_exit_held", crash_mutex_exit_held },
+	{ "mutex_in_irq", crash_mutex_in_irq },
 };
 
 void crash_run(const char *name)

@@ -9,7 +9,9 @@
 `test` boots every configuration of the matrix (x86_64 and riscv64 at 1, 2,
 4 and 8 CPUs; one x86_64 configuration through the GRUB ISO, one riscv64
 configuration through U-Boot, the others through QEMU's -kernel) with
-`ktest=... expect_cpus=N`, parses the KTAP output, then boots the crash
+`ktest=... expect_cpus=N` (plus the mutex suites once per arch in the
+locking modes inherit and none, and sched_dl once under -icount), parses
+the KTAP output, then boots the crash
 scenarios (crash=NAME) and checks that each ends in the expected PANIC,
 and boots the framework's self-test (ktest=ktest_selftest, which fails on
 purpose) and checks every one of its results against SELFTEST_CHECKS.
@@ -158,6 +160,21 @@ CRASH_EXPECT = {
     "spin_recursion": (r"crash-recursion-lock.*recursi", 1, [BACKTRACE]),
     "spin_wrong_cpu": (r"crash-wrong-cpu-lock.*held by", 2, [BACKTRACE]),
     "panic": (r"crash test: deliberate panic", 1, [BACKTRACE]),
+    # Mutex misuse: the PANIC names the mutex, the task and the owner.
+    "mutex_unlock_nonowner": (r"mutex 'crash-mutex': unlock of a mutex it "
+                              r"does not own \(task crash-mutex-b, owner "
+                              r"crash-mutex-a\)", 1, [BACKTRACE]),
+    "mutex_unlock_unlocked": (r"mutex 'crash-mutex': unlock of an unlocked "
+                              r"mutex \(task crash-mutex-a, owner none\)",
+                              1, [BACKTRACE]),
+    "mutex_recursive": (r"mutex 'crash-mutex': recursive lock \(task "
+                        r"crash-mutex-a, owner crash-mutex-a\)", 1,
+                        [BACKTRACE]),
+    "mutex_exit_held": (r"mutex 'crash-mutex': task exits while holding it "
+                        r"\(task crash-mutex-a, owner crash-mutex-a\)", 1,
+                        [BACKTRACE]),
+    "mutex_in_irq": (r"mutex 'crash-mutex': lock from interrupt context "
+                     r"\(task \S+, owner crash-mutex-a\)", 1, [BACKTRACE]),
 }
 CRASH_CPUS = 2      # one CPU count per arch for the crash scenarios
 
@@ -194,6 +211,26 @@ def test_matrix(arches, cpu_counts, suites):
 # (deterministic, instruction-driven time) at one CPU per arch.  On a
 # busy host their timing cases SKIP in the ordinary boots.
 ICOUNT_SUITES = ("sched_dl",)
+
+
+# The mutex suites run in whatever locking mode the kernel booted with
+# (proxy by default; tests/proxy.c switches modes itself).  They also boot
+# once per arch in each other mode, at 4 CPUs (or the only count asked).
+LOCKING_SUITES = ("mutex", "ww_mutex", "mutex_stress")
+LOCKING_MODES = ("inherit", "none")
+
+
+def locking_matrix(arches, cpu_counts, suites):
+    wanted = [s for s in LOCKING_SUITES if not suites or s in suites]
+    n = 4 if 4 in cpu_counts else cpu_counts[-1]
+    boots = []
+    for arch in arches:
+        for mode in LOCKING_MODES if wanted else ():
+            boots.append(Boot(arch, n, "kernel",
+                              "ktest=%s expect_cpus=%d locking=%s"
+                              % (",".join(wanted), n, mode),
+                              "%s/smp%d-%s" % (arch, n, mode), "test"))
+    return boots
 
 
 def icount_matrix(arches, suites):
@@ -725,6 +762,7 @@ def test_main(args):
         boots += test_matrix(arches, counts, suites)
         if not args.cpus or args.cpus == 1:
             boots += icount_matrix(arches, suites)
+        boots += locking_matrix(arches, counts, suites)
     if not asked and not args.no_crash:
         boots += crash_matrix(arches, counts)
     if (not asked or SELFTEST_SUITE in asked) and not args.no_selftest:

@@ -43,6 +43,23 @@ extern struct cpu cpus[NR_CPUS];
 extern int ncpus;			/* CPUs present (from boot_info) */
 
 static inline struct cpu *cpu_by_id(int id) { return &cpus[id]; }
+
+/*
+ * The running task (rq->curr) and this CPU's preempt count, each read in
+ * one instruction without masking interrupts: a task that migrates
+ * between two of its instructions is still itself, and a task whose
+ * count is non-zero cannot migrate.  For hot paths (mutex fast paths);
+ * current() in sched.h is the same answer through a call.
+ */
+static inline struct task *current_task(void)
+{
+	return (struct task *)arch_this_cpu_read_ulong(offsetof(struct cpu, rq.curr));
+}
+
+static inline long this_cpu_preempt_count(void)
+{
+	return arch_this_cpu_read_int(offsetof(struct cpu, preempt_count));
+}
 static inline int smp_processor_id(void) { return this_cpu()->id; }
 
 /* Number of CPUs that have come online. */

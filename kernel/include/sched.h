@@ -99,6 +99,24 @@ struct task {
 	/* Wakeup serialisation (Linux's p->pi_lock). */
 	spinlock_t pi_lock;
 
+	/* Mutexes and proxy execution (mutex.h, kernel/sched/proxy.c).
+	 * blocked_on and blocked_donor change under blocked_lock. */
+	spinlock_t blocked_lock;
+	struct mutex *blocked_on;	/* mutex waited for, PROXY_WAKING or
+					   NULL */
+	struct task *blocked_donor;	/* proxy: the donor that ran us last;
+					   mutex_unlock hands the lock to it */
+	struct list_head held_mutexes;	/* struct mutex.held_node, owned */
+	struct list_head blocked_head;	/* proxy: donors parked on us while
+					   we sleep (their blocked_node) */
+	struct list_head blocked_node;	/* proxy: on the sleeping owner's
+					   blocked_head */
+	struct task *parked_on;		/* proxy: that owner, or NULL; with
+					   blocked_node under the owner's
+					   blocked_lock */
+	struct task *pi_donor;		/* inherit: whose priority we run
+					   with, or NULL */
+
 	/* Lifetime */
 	void (*fn)(void *);
 	void *arg;
@@ -235,6 +253,9 @@ int thread_join(struct task *t);
 
 /* The running task on this CPU (rq->curr). */
 struct task *current(void);
+/* Whose scheduling context this CPU runs with (rq->donor): current(), or
+ * under proxy execution the blocked task current() runs on behalf of. */
+struct task *current_donor(void);
 
 /* ---- Scheduler API (kernel/sched/core.c) ---------------------------- */
 
@@ -290,10 +311,33 @@ void cpu_idle_loop(void) __noreturn;
 #define HARDIRQ_OFFSET 0x00010000
 void preempt_disable(void);
 void preempt_enable(void);
+/* A wakeup asked this CPU to reschedule while preemption or interrupts
+ * were off (say, under a spinlock): if both are back on, do it now
+ * rather than at the next interrupt.  spin_unlock() calls it. */
+void preempt_check_resched(void);
 bool in_interrupt(void);
 
 /* Called by the tick (timer.c) on every CPU. */
 void scheduler_tick(void);
+/* ---- Priority inheritance support (kernel/sched/inherit.c) ---------- */
+
+/*
+ * True if @a's effective scheduling context (its own, or the one it
+ * inherited) should run before @b's: deadline before RT before fair; an
+ * earlier absolute deadline; a higher RT priority.  Fair tasks never
+ * rank before each other here (inherit mode boosts only RT and deadline,
+ * like Linux's rt_mutex).  Any context; racy reads are fine for ranking.
+ */
+bool sched_prio_before(struct task *a, struct task *b);
+
+/*
+ * Inherit mode: run @p with @donor's scheduling context (class, RT
+ * priority or absolute deadline) if that ranks before p's own, or with
+ * its own if @donor is NULL or does not.  Requeues p where it is
+ * queued.  Task or irq context; takes p->pi_lock and p's rq lock.
+ */
+void sched_set_pi_donor(struct task *p, struct task *donor);
+
 /* Walk every task for `ps` (holding tasks_lock; fn must not sleep). */
 void for_each_task(void (*fn)(struct task *t, void *arg), void *arg);
 #endif

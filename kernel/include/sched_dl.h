@@ -24,6 +24,11 @@ struct sched_dl_entity {
 	uint64_t deadline;		/* absolute deadline */
 	bool dl_throttled;		/* budget spent, waiting for dl_timer */
 	bool dl_dead;			/* exiting: never throttle again */
+	bool dl_boosted;		/* inherit mode: running with a deadline
+					   waiter's deadline (inherit.c): never
+					   throttled, the deadline moves on */
+	uint64_t pi_saved_deadline;	/* own deadline and runtime, given back */
+	int64_t pi_saved_runtime;	/*   when the boost ends */
 	struct timer dl_timer;		/* replenishment, at the next period */
 	uint64_t missed_deadline;	/* last deadline counted in nr_misses */
 	/* Statistics (racy reads are fine: tests and `ps` only). */

@@ -58,6 +58,10 @@ void spin_unlock(spinlock_t *l, unsigned long flags)
 {
 	spin_unlock_raw(l);
 	arch_irq_restore(flags);
+	/* Linux's preempt_enable(): a wake_up() under the lock may have
+	 * made someone more important runnable here. */
+	if (READ_ONCE(this_cpu()->need_resched))
+		preempt_check_resched();
 }
 
 bool spin_trylock(spinlock_t *l, unsigned long *flags)

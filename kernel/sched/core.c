@@ -5,10 +5,11 @@
  * policy and affinity is in setattr.c.
  *
  * Execution vs scheduling context: rq->curr is the task whose code runs,
- * rq->donor the task whose class and parameters drive decisions.  Until
- * proxy execution lands they are the same task, but every use below
- * already says which one it means: execution time goes to curr, class
- * decisions (tick, preemption, scheduling-context time) read donor.
+ * rq->donor the task whose class and parameters drive decisions.  They
+ * differ when proxy execution (proxy.c, docs/proxy.md) runs a mutex owner
+ * on behalf of a blocked task; every use below says which one it means:
+ * execution time goes to curr, class decisions (tick, preemption,
+ * scheduling-context time) read donor.
  *
  * Sleeping, as in Linux:
  *
@@ -199,7 +200,7 @@ static void activate_task(struct rq *rq, struct task *p, int flags)
 	p->on_rq = 1;
 }
 
-static void deactivate_task(struct rq *rq, struct task *p, int flags)
+void deactivate_task(struct rq *rq, struct task *p, int flags)
 {
 	p->on_rq = 0;
 	p->sched_class->dequeue_task(rq, p, flags);
@@ -294,27 +295,47 @@ void finish_task_switch(void)
  * called schedule() stays queued.  SM_YIELD: the donor's class gives up
  * its turn (->yield_task) under the same lock and clock update as the
  * pick.  Interrupts disabled, preempt count 0.
+ *
+ * Proxy execution: a task blocked on a mutex stays queued.  The pick
+ * chooses a scheduling context (rq->donor); if that task is blocked,
+ * find_proxy_task() (proxy.c) says which task runs for it (rq->curr).
+ * The class that picked works with the donor: put_prev_task and
+ * set_next_task are always about rq->donor, never about rq->curr.
  */
 static void __schedule(int mode)
 {
 	struct cpu *c = this_cpu();
 	struct rq *rq = &c->rq;
-	struct task *prev = rq->curr, *next;
+	struct task *prev = rq->curr, *donor, *next;
 
 	spin_lock_raw(&rq->lock);
 	update_rq_clock(rq);
 	update_curr(rq);
 	if (mode == SM_YIELD)
 		rq->donor->sched_class->yield_task(rq);
-	if (mode != SM_PREEMPT && prev->state != TASK_RUNNING)
+	if (mode != SM_PREEMPT && prev->state != TASK_RUNNING &&
+	    !proxy_blocked(prev))
 		deactivate_task(rq, prev, DEQUEUE_SLEEP);
-	next = pick_next_task(rq, prev);
+	for (;;) {
+		donor = pick_next_task(rq, rq->donor);
+		rq->donor = donor;
+		if (!proxy_blocked(donor)) {
+			next = donor;
+			break;
+		}
+		next = find_proxy_task(rq, donor);
+		if (next)
+			break;
+		/* The donor left the runqueue or its chain changed. */
+	}
+	if (next != donor)
+		proxy_check_pick(rq, donor, next);
 	WRITE_ONCE(c->need_resched, false);
 	if (next == prev) {
 		spin_unlock_raw(&rq->lock);
 		return;
 	}
-	rq->curr = rq->donor = next;
+	rq->curr = next;
 	next->on_cpu = 1;
 	next->exec_start_ns = rq->clock_ns;
 	next->nr_switches++;
@@ -350,12 +371,48 @@ void yield(void)
 
 /* ---- Wakeups ------------------------------------------------------- */
 
+/*
+ * @p becomes TASK_RUNNING.  If it waits for a mutex (lock handed over,
+ * timeout, wound) it stops being a donor that others follow and runs to
+ * look at its lock: mark it PROXY_WAKING in the same blocked_lock section
+ * as the state change.  A queued waiter may be running its mutex loop
+ * right now (mutex_prepare_sleep puts blocked_on back and sets SLEEPING
+ * under blocked_lock):
+ *
+ *   waker                              waiter, queued and picked
+ *   mark PROXY_WAKING
+ *                                      blocked_on = m, state = SLEEPING
+ *   state = RUNNING          -> RUNNING yet blocked on m: wrong
+ *
+ * Together, the waiter sees either both or neither.  Also take it off a
+ * sleeping owner it is parked on, and if this CPU runs a proxy, pick
+ * again: the chain it ran for may have just changed (the lock it waited
+ * for was released).  p->pi_lock held (and p's rq lock if queued).
+ */
+static void ttwu_set_running(struct task *p)
+{
+	struct rq *me = this_rq();
+	bool waiter;
+
+	spin_lock_raw(&p->blocked_lock);
+	waiter = p->blocked_on != NULL;
+	if (waiter && p->blocked_on != PROXY_WAKING)
+		WRITE_ONCE(p->blocked_on, PROXY_WAKING);
+	WRITE_ONCE(p->state, TASK_RUNNING);
+	spin_unlock_raw(&p->blocked_lock);
+	if (!waiter)
+		return;
+	proxy_unpark(p);
+	if (READ_ONCE(me->curr) != READ_ONCE(me->donor))
+		WRITE_ONCE(me->cpu->need_resched, true);
+}
+
 /* Enqueue @p on @rq and decide preemption.  rq->lock held. */
 static void ttwu_activate(struct rq *rq, struct task *p, int flags)
 {
 	update_rq_clock(rq);
 	activate_task(rq, p, flags);
-	WRITE_ONCE(p->state, TASK_RUNNING);
+	ttwu_set_running(p);
 	wakeup_preempt_rq(rq, p);
 	if (!READ_ONCE(rq->cpu->need_resched) && p->sched_class->task_woken)
 		p->sched_class->task_woken(rq, p);
@@ -373,24 +430,37 @@ static int select_cpu(struct task *p, int flags)
 	return cpu;
 }
 
-bool wake_up(struct task *p)
+/*
+ * Wake @p (state TASK_SLEEPING) onto a runqueue: the CPU its class picks,
+ * or @cpu (>= 0) if its affinity allows.  @keep_blocked: a donor coming
+ * back to a woken owner (proxy_wake_donors) stays TASK_SLEEPING and
+ * blocked on its mutex, queued only so that the pick can follow its
+ * chain.  p->pi_lock held; returns with it held.
+ */
+static bool try_to_wake_up(struct task *p, int cpu, bool keep_blocked)
 {
-	unsigned long flags = spin_lock(&p->pi_lock);
 	struct rq *rq;
-	int cpu;
 
 	smp_mb();	/* pairs with the sleeper's state store + mb */
-	if (READ_ONCE(p->state) != TASK_SLEEPING) {
-		spin_unlock(&p->pi_lock, flags);
+	if (READ_ONCE(p->state) != TASK_SLEEPING)
 		return false;
+	if (keep_blocked) {
+		struct mutex *m = READ_ONCE(p->blocked_on);
+
+		if (!m || m == PROXY_WAKING)
+			return false;	/* woken otherwise meanwhile */
 	}
 	if (READ_ONCE(p->on_rq)) {
 		rq = task_rq_lock(p);
 		if (p->on_rq) {
-			/* Never left its runqueue: just keep it. */
-			WRITE_ONCE(p->state, TASK_RUNNING);
+			/* Never left its runqueue: just keep it.  Under proxy
+			 * execution the pick may be following a chain
+			 * through p: let it look again. */
+			if (!keep_blocked)
+				ttwu_set_running(p);
+			if (rq->curr != rq->donor)
+				resched_curr(rq);
 			spin_unlock_raw(&rq->lock);
-			spin_unlock(&p->pi_lock, flags);
 			return true;
 		}
 		spin_unlock_raw(&rq->lock);
@@ -400,16 +470,44 @@ bool wake_up(struct task *p)
 	 * is the one place a woken task changes CPU. */
 	while (smp_load_acquire(&p->on_cpu))
 		arch_cpu_relax();
-	cpu = select_cpu(p, ENQUEUE_WAKEUP);
+	if (cpu < 0 || !((task_cpus_online(p) >> cpu) & 1))
+		cpu = select_cpu(p, ENQUEUE_WAKEUP);
 	rq = cpu_rq(cpu);
 	spin_lock_raw(&rq->lock);
 	if (p->cpu != cpu)
 		p->nr_migrations++;
 	WRITE_ONCE(p->cpu, cpu);
-	ttwu_activate(rq, p, ENQUEUE_WAKEUP);
+	if (keep_blocked) {
+		update_rq_clock(rq);
+		activate_task(rq, p, ENQUEUE_WAKEUP);
+		wakeup_preempt_rq(rq, p);
+	} else {
+		ttwu_activate(rq, p, ENQUEUE_WAKEUP);
+	}
 	spin_unlock_raw(&rq->lock);
-	spin_unlock(&p->pi_lock, flags);
 	return true;
+}
+
+bool wake_up(struct task *p)
+{
+	unsigned long flags = spin_lock(&p->pi_lock);
+	bool woke = try_to_wake_up(p, -1, false);
+
+	spin_unlock(&p->pi_lock, flags);
+	/* Donors parked on p while it slept come back with it. */
+	if (woke)
+		proxy_wake_donors(p);
+	return woke;
+}
+
+void wake_up_donor(struct task *p, int cpu)
+{
+	unsigned long flags = spin_lock(&p->pi_lock);
+	bool woke = try_to_wake_up(p, cpu, true);
+
+	spin_unlock(&p->pi_lock, flags);
+	if (woke)
+		proxy_wake_donors(p);
 }
 
 void wake_up_new_task(struct task *p)
@@ -477,6 +575,20 @@ void preempt_enable(void)
 	BUG_ON((c->preempt_count & PREEMPT_MASK) == 0);
 	c->preempt_count--;
 	if (c->preempt_count == 0 && c->need_resched && irqs_on)
+		preempt_schedule_irq();
+	arch_irq_restore(flags);
+}
+
+void preempt_check_resched(void)
+{
+	unsigned long flags;
+	struct cpu *c;
+
+	if (!arch_irqs_enabled())
+		return;
+	flags = arch_irq_save();
+	c = this_cpu();
+	if (c->preempt_count == 0 && c->need_resched)
 		preempt_schedule_irq();
 	arch_irq_restore(flags);
 }

@@ -263,7 +263,7 @@ static void dl_budget_timer(struct timer *t)
 static bool can_migrate_dl(struct rq *src, struct task *p, int dst_cpu)
 {
 	return on_dl_rq(&p->dl) && p != src->curr && p != src->donor &&
-	       p != src->dl.running && !p->on_cpu &&
+	       p != src->dl.running && !p->on_cpu && !proxy_blocked(p) &&
 	       ((task_cpus_online(p) >> dst_cpu) & 1);
 }
 
@@ -437,7 +437,9 @@ static void yield_task_dl(struct rq *rq)
 	struct task *p = rq->donor;
 
 	p->dl.runtime = 0;
-	if (!p->dl.dl_throttled)
+	/* A borrowed deadline (inherit mode) is never throttled: its next
+	 * update_curr moves it a period on instead. */
+	if (!p->dl.dl_throttled && !p->dl.dl_boosted)
 		dl_throttle(rq, p);
 }
 
@@ -489,6 +491,24 @@ static void update_curr_dl(struct rq *rq, struct task *p, uint64_t delta)
 	struct sched_dl_entity *dl = &p->dl;
 
 	dl->runtime -= (int64_t)delta;
+	if (dl->dl_boosted) {
+		/* Inherit mode: a borrowed deadline is not throttled; spent,
+		 * it moves a period on (Linux does the same for boosted). */
+		if (dl->runtime <= 0) {
+			bool queued = on_dl_rq(dl);
+
+			if (queued)
+				__dequeue_dl(rq, p);
+			while (dl->runtime <= 0) {
+				dl->deadline += dl->dl_period;
+				dl->runtime += dl->dl_runtime;
+			}
+			if (queued)
+				__enqueue_dl(rq, p);
+			resched_curr(rq);
+		}
+		return;
+	}
 	if (rq->clock_ns > dl->deadline && dl->runtime > 0)
 		count_miss(dl);
 	/* An exiting task's budget no longer matters and must not arm a
@@ -652,6 +672,12 @@ uint64_t dl_bw_total(void)
  * p->pi_lock and its rq->lock held.  The next enqueue starts a fresh
  * period; a pending replenishment becomes stale.
  */
+void dl_init_task(struct task *p)
+{
+	timer_init(&p->dl.dl_timer, dl_task_timer, p);
+	RB_CLEAR_NODE(&p->dl.rb_node);
+}
+
 void dl_set_params(struct task *p, const struct sched_attr *attr)
 {
 	struct sched_dl_entity *dl = &p->dl;

@@ -80,7 +80,10 @@ int select_task_rq_fair(struct task *p, int prev_cpu, int flags)
  */
 static bool can_migrate_task(struct rq *src, struct task *p, int dst_cpu)
 {
-	if (task_on_cpu(src, p) || src->donor == p || READ_ONCE(p->on_cpu))
+	/* A blocked donor stays with its chain (proxy.c; moving whole
+	 * chains is for the cross-CPU proxy work). */
+	if (task_on_cpu(src, p) || src->donor == p || READ_ONCE(p->on_cpu) ||
+	    proxy_blocked(p))
 		return false;
 	if (!p->on_rq || p->sched_class != &fair_sched_class)
 		return false;

@@ -4,7 +4,8 @@
  *
  * Lock order, outermost first:
  *   task->pi_lock -> rq->lock (two runqueues: lower CPU id first, see
- *   double_rq_lock) -> timer queue locks
+ *   double_rq_lock) -> mutex wait_lock -> task blocked_lock;
+ *   rq->lock -> timer queue locks
  * Class ops run with rq->lock held and interrupts disabled.
  */
 #ifndef SCHED_INTERNAL_H
@@ -45,6 +46,9 @@ void update_curr(struct rq *rq);
 
 static inline void add_nr_running(struct rq *rq, unsigned n) { rq->nr_running += n; }
 static inline void sub_nr_running(struct rq *rq, unsigned n) { rq->nr_running -= n; }
+
+/* Take @p off @rq (DEQUEUE_*; on_rq = 0).  rq->lock held. */
+void deactivate_task(struct rq *rq, struct task *p, int flags);
 
 /* Lock the runqueue @p is on, coping with @p moving meanwhile.  Irqs
  * must be disabled. */
@@ -104,6 +108,9 @@ void sched_rt_get_bandwidth(uint64_t *runtime_ns, uint64_t *period_ns);
  * the parameters into p->dl. */
 int dl_admit(struct task *p, const struct sched_attr *attr);
 void dl_set_params(struct task *p, const struct sched_attr *attr);
+/* deadline.c: every new task's deadline entity (any class: inherit mode
+ * may lend a deadline to any task): off the tree, its timer set up. */
+void dl_init_task(struct task *p);
 /* deadline.c: a deadline task exits: give its bandwidth back. */
 void dl_task_dead(struct task *p);
 /*
@@ -129,4 +136,6 @@ void task_trampoline(void *unused) __noreturn;
 void finish_task_switch(void);
 /* core.c: make a freshly created task runnable. */
 void wake_up_new_task(struct task *p);
+
+#include "proxy.h"		/* proxy execution (proxy.c) */
 #endif

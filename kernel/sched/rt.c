@@ -122,8 +122,8 @@ static void rt_update_overload(struct rq *rq)
 
 /*
  * May @p (queued on @rq) be moved to another CPU right now?  The one place
- * that decides it (proxy execution will add: not a blocked donor).  Never
- * the running task nor the donor, never a task still switching out, and
+ * that decides it.  Never the running task nor the donor, never a blocked
+ * donor (it stays with its chain), never a task still switching out, and
  * only if its affinity leaves it another online CPU.  rq->lock held.
  */
 static bool rt_task_movable(struct rq *rq, struct task *p)
@@ -131,7 +131,7 @@ static bool rt_task_movable(struct rq *rq, struct task *p)
 	uint64_t elsewhere = task_cpus_online(p) & ~(1ULL << cpu_of(rq));
 
 	return p->on_rq && p != rq->curr && p != rq->donor &&
-	       !READ_ONCE(p->on_cpu) && elsewhere;
+	       !READ_ONCE(p->on_cpu) && !proxy_blocked(p) && elsewhere;
 }
 
 /*

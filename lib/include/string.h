@@ -11,6 +11,8 @@ size_t strnlen(const char *s, size_t max);
 int strcmp(const char *a, const char *b);
 int strncmp(const char *a, const char *b, size_t n);
 char *strchr(const char *s, int c);
+/* First occurrence of @needle in @hay, or NULL. */
+char *strstr(const char *hay, const char *needle);
 /* Copies at most n-1 bytes and always terminates (n > 0). Returns strlen(src). */
 size_t strlcpy(char *d, const char *s, size_t n);
 /* Parse an integer (decimal, 0x hex); returns 0 or -EINVAL/-ERANGE. */

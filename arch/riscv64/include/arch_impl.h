@@ -58,6 +58,17 @@ static inline struct cpu *this_cpu(void)
 	return c;
 }
 
+/* One field of this CPU's struct cpu, in one instruction (see arch.h);
+ * @off < 2048. */
+#define arch_this_cpu_read_ulong(off) ({				\
+	unsigned long __v;						\
+	__asm__ __volatile__("ld %0, %1(tp)" : "=r"(__v) : "i"(off));	\
+	__v; })
+#define arch_this_cpu_read_int(off) ({					\
+	long __v;	/* lw sign-extends: no sext.w needed after it */	\
+	__asm__ __volatile__("lw %0, %1(tp)" : "=r"(__v) : "i"(off));	\
+	__v; })
+
 static inline unsigned long arch_irq_save(void)
 {
 	unsigned long flags;

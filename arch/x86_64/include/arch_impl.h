@@ -59,6 +59,16 @@ static inline struct cpu *this_cpu(void)
 	return c;
 }
 
+/* One field of this CPU's struct cpu, in one instruction (see arch.h). */
+#define arch_this_cpu_read_ulong(off) ({				\
+	unsigned long __v;						\
+	__asm__ __volatile__("movq %%gs:%c1, %0" : "=r"(__v) : "i"(off)); \
+	__v; })
+#define arch_this_cpu_read_int(off) ({					\
+	int __v;							\
+	__asm__ __volatile__("movl %%gs:%c1, %0" : "=r"(__v) : "i"(off)); \
+	__v; })
+
 #define X86_RFLAGS_IF (1UL << 9)
 
 static inline unsigned long arch_irq_save(void)

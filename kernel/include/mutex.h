@@ -1,0 +1,235 @@
+/*
+ * mutex.h - sleeping mutexes (kernel/locking/mutex.c).
+ *
+ * A mutex is owned by a task, not a CPU: the owner may sleep, be
+ * preempted or migrate while holding it, and only the owner may unlock
+ * it.  Waiters queue FIFO on wait_list.  What a waiter does while it
+ * waits depends on the locking mode (locking_mode, below):
+ *
+ *   proxy    it stays on its runqueue, blocked_on set; the scheduler may
+ *            pick it and run the owner in its place (kernel/sched/proxy.c)
+ *   inherit  it sleeps; the owner's priority is raised to the best
+ *            waiter's, transitively (classic priority inheritance)
+ *   none     it sleeps; nothing is lent to the owner
+ *
+ * The owner word
+ * --------------
+ * owner holds the owning task's address (kmalloc aligns tasks to 16
+ * bytes, so the three low bits are free) ORed with flags:
+ *
+ *   MUTEX_FLAG_WAITERS  wait_list is non-empty: unlock must take the slow
+ *                       path and wake someone.
+ *   MUTEX_FLAG_HANDOFF  the first waiter asked for the lock to be handed
+ *                       to it (it was woken but a spinner stole the lock),
+ *                       or the unlocker chose a waiter (proxy: the donor
+ *                       that boosted it); unlock then writes the chosen
+ *                       task into owner instead of clearing it.
+ *   MUTEX_FLAG_PICKUP   the lock has been handed to the task in owner,
+ *                       which has not yet seen it; nobody else may take it.
+ *
+ * owner == 0 means unlocked.  The fast paths are one compare-and-swap:
+ * lock 0 -> current, unlock current -> 0 (fails if any flag is set).
+ *
+ * Who may change the owner word: anyone with a compare-and-swap from 0
+ * (the fast path, a spinner, a waiter under wait_lock); the owner with a
+ * compare-and-swap to 0 when no flag is set; under wait_lock, the owner
+ * in the unlock slow path (release or handoff) and a waiter setting
+ * WAITERS / HANDOFF (an atomic OR, so a racing fast unlock fails and
+ * takes the slow path) or picking up a handoff.
+ *
+ * Lock order (documented once, here):
+ *
+ *   pi_walk_lock -> task pi_lock -> rq->lock -> mutex wait_lock
+ *                                                   -> task blocked_lock
+ *
+ * pi_walk_lock (kernel/locking/mutex.c) is one global lock serialising
+ * the inherit-mode priority walks; nothing takes it while holding any
+ * other lock.  blocked_lock serialises a task's blocked_on and
+ * blocked_donor; it is innermost.
+ *
+ * held_mutexes (struct task) is private to its task: only the task
+ * itself adds to it (when it acquires, including a handoff it picks
+ * up), removes from it (before it releases) and reads it (at exit), so
+ * the fast paths keep it without a lock.  Nobody else may walk it.
+ */
+#ifndef MUTEX_H
+#define MUTEX_H
+#include "kernel.h"
+#include "list.h"
+#include "spinlock.h"
+
+struct task;
+
+#define MUTEX_FLAG_WAITERS	0x01UL
+#define MUTEX_FLAG_HANDOFF	0x02UL
+#define MUTEX_FLAG_PICKUP	0x04UL
+#define MUTEX_FLAGS		0x07UL
+
+struct mutex {
+	unsigned long owner;		/* task | MUTEX_FLAG_*, see above */
+	spinlock_t wait_lock;		/* protects wait_list, irq-safe */
+	struct list_head wait_list;	/* struct mutex_waiter, FIFO */
+	struct list_head held_node;	/* on the owner's held_mutexes */
+	const char *name;		/* for reports: misuse, deadlock, ps */
+};
+
+#define MUTEX_INIT(m, n) {						\
+	.owner = 0,							\
+	.wait_lock = SPINLOCK_INIT("mutex wait_lock"),			\
+	.wait_list = LIST_HEAD_INIT((m).wait_list),			\
+	.held_node = LIST_HEAD_INIT((m).held_node),			\
+	.name = (n),							\
+}
+#define DEFINE_MUTEX(m) struct mutex m = MUTEX_INIT(m, #m)
+
+void mutex_init(struct mutex *m, const char *name);
+
+/*
+ * A task waiting for a mutex: on the waiter's stack, on m->wait_list
+ * (under m->wait_lock) from when it queues until it leaves with or
+ * without the lock.  FIFO for plain waiters; ww waiters with an acquire
+ * context are ordered by stamp (ww_mutex.h).
+ */
+struct ww_acquire_ctx;
+struct mutex_waiter {
+	struct list_head list;		/* on m->wait_list */
+	struct task *task;
+	struct mutex *lock;
+	struct ww_acquire_ctx *ww_ctx;	/* NULL for a plain waiter */
+	/* inherit mode: on the global list of waiters that lend their
+	 * priority (pi_node), and whether this one counts (pi_active,
+	 * written under wait_lock, read under pi_walk_lock). */
+	struct list_head pi_node;
+	bool pi_active;
+	int wakers;			/* atomic: wakers holding a pointer to
+					   task (it may not return before 0) */
+};
+
+/*
+ * Take @m, sleeping (or donating, in proxy mode) while another task
+ * holds it.  Task context only: from an interrupt, or when the caller
+ * already holds @m, or with preemption disabled, it panics naming the
+ * mutex, the task and the owner.
+ */
+void mutex_lock(struct mutex *m);
+
+/*
+ * Like mutex_lock(), but give up after @timeout_ns nanoseconds of waiting
+ * (0: wait forever).  Returns 0 with the lock held, -ETIMEDOUT without.
+ * A timed-out waiter leaves the wait list cleanly (and stops donating).
+ */
+int mutex_lock_timeout(struct mutex *m, uint64_t timeout_ns);
+
+/* Take @m if it is free; never sleeps.  Returns true if taken.  Task
+ * context (an interrupt may not own a mutex). */
+bool mutex_trylock(struct mutex *m);
+
+/*
+ * Release @m.  Panics naming the mutex, the caller and the real owner if
+ * the caller does not own it (including an unlocked mutex).  With
+ * waiters, hands the lock to one of them: in proxy mode to the donor
+ * that was running the caller (current->blocked_donor) if it waits on
+ * @m, otherwise the first waiter is woken to take it.
+ */
+void mutex_unlock(struct mutex *m);
+
+/* The owning task, or NULL (racy unless under wait_lock: for reports,
+ * checks and the scheduler's chain walk, which re-checks). */
+static inline struct task *mutex_owner(const struct mutex *m)
+{
+	return (struct task *)(READ_ONCE(m->owner) & ~MUTEX_FLAGS);
+}
+
+static inline bool mutex_is_locked(const struct mutex *m)
+{
+	return mutex_owner(m) != NULL;
+}
+
+/* ---- Locking mode ---------------------------------------------------- */
+
+enum locking_mode {
+	LOCKING_PROXY,			/* default */
+	LOCKING_INHERIT,
+	LOCKING_NONE,
+};
+
+/* Current mode; read at each block/unlock.  Set from the command line
+ * (locking=proxy|inherit|none) and the shell (`locking MODE`). */
+extern enum locking_mode locking_mode;
+
+/* "proxy" / "inherit" / "none" -> mode; -EINVAL for anything else.
+ * Changing the mode while tasks wait on mutexes is refused with -EBUSY
+ * (their waiting state was set up by the old mode). */
+int locking_set_mode(const char *name);
+const char *locking_mode_name(enum locking_mode mode);
+
+/* Number of tasks now blocked on any mutex (blocked_on not NULL; for
+ * locking_set_mode and the tests).  Atomic. */
+extern int mutex_nr_blocked;
+
+/*
+ * blocked_on values other than a mutex: PROXY_WAKING marks a waiter that
+ * has been chosen to take the lock (or wounded / told to die) and woken;
+ * it is runnable and will retake wait_lock, look at the lock again and
+ * either own it or block again.  It is not simply cleared so that no
+ * blocked-on cycle can form while it is on its way (see docs/proxy.md).
+ */
+#define PROXY_WAKING ((struct mutex *)1UL)
+
+/*
+ * Set/clear/query @p's blocked_on under p->blocked_lock.  The mutex
+ * code calls the setters with m->wait_lock held (interrupts off).
+ *
+ * set_task_blocked_on(p, m): p starts (or, after PROXY_WAKING, resumes)
+ *   waiting on m; panics if p already waits on another mutex.  Counts p
+ *   in mutex_nr_blocked when it was not blocked before.
+ * clear_task_blocked_on(p, m): p stops waiting (it owns m, or gave up);
+ *   panics if p waits on a mutex other than m.
+ * set_task_blocked_on_waking(p, m): p, a waiter on m, was chosen (lock
+ *   handed to it, timed out, wounded, told to die) and is about to be
+ *   woken: blocked_on becomes PROXY_WAKING.  @m NULL: whatever mutex p
+ *   waits on (a wound, whose waker holds another mutex's wait_lock).  No
+ *   effect if p does not wait on @m (or on anything, for NULL) or is
+ *   already marked.  Returns true if it marked p (the caller wakes it).
+ * get_task_blocked_on(p): a snapshot; any context.
+ */
+void set_task_blocked_on(struct task *p, struct mutex *m);
+void clear_task_blocked_on(struct task *p, struct mutex *m);
+bool set_task_blocked_on_waking(struct task *p, struct mutex *m);
+struct mutex *get_task_blocked_on(struct task *p);
+
+/*
+ * A small list of tasks to wake once wait_lock is dropped (wakeups under
+ * wait_lock would take pi_lock and rq->lock inside it, against the lock
+ * order).  Each entry pins the memory that keeps its task from leaving
+ * the mutex code (a waiter's or an acquire context's `wakers`): the task
+ * waits for its pin to drop to 0 before it returns, so a woken task
+ * cannot exit and be freed under its waker's feet.  The waker wakes
+ * with preemption disabled, so that wait is short.
+ */
+#define WAKE_Q_MAX 8
+struct wake_q {
+	int n;
+	struct { struct task *task; int *pin; } e[WAKE_Q_MAX];
+};
+#define WAKE_Q_INIT { .n = 0 }
+/* Add @p, pinning *@pin.  False if @q is full.  wait_lock held. */
+bool wake_q_add(struct wake_q *q, struct task *p, int *pin);
+/* Drop @l (taken with spin_lock, @flags), then wake and unpin every task
+ * of @q and empty it. */
+void wake_q_unlock(struct wake_q *q, spinlock_t *l, unsigned long flags);
+
+/*
+ * The slow path shared with ww_mutex.c: wait for @m (timeout_ns 0:
+ * forever) as a waiter with acquire context @ww_ctx (NULL: plain).
+ * Returns 0 (owned, on held_mutexes), -ETIMEDOUT, or -EDEADLK (ww: back
+ * off).  Task context, preemption enabled.
+ */
+int __mutex_lock_slowpath(struct mutex *m, uint64_t timeout_ns,
+			  struct ww_acquire_ctx *ww_ctx);
+
+/* Called by thread_exit(): panic if the exiting task still holds a
+ * mutex, naming it (and the task, its owner). */
+void mutex_check_exit(struct task *p);
+
+#endif

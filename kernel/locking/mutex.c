@@ -1,0 +1,749 @@
+/*
+ * mutex.c - sleeping mutexes (the shape of Linux's kernel/locking/mutex.c).
+ *
+ * The owner word, its flags and the lock order are described once, in
+ * kernel/include/mutex.h.  This file has, in order:
+ *
+ *   - the blocked_on helpers and the wake queue;
+ *   - the fast paths: one compare-and-swap each way;
+ *   - optimistic spinning while the owner runs;
+ *   - the slow path: a FIFO waiter under wait_lock, sleeping, timeouts,
+ *     handoff to the first waiter when spinners keep stealing;
+ *   - unlock's slow path: release or hand off, then wake;
+ *   - priority inheritance walks (inherit mode only);
+ *   - misuse reports, the exit check and the locking mode.
+ *
+ * Sleeping follows core.c's protocol: the waiter sets TASK_SLEEPING
+ * (under wait_lock) before its last look at the lock, and every waker
+ * changes the lock (under wait_lock) before wake_up(), so a wakeup
+ * cannot fall between the look and schedule():
+ *
+ *   waiter (cpu0)                         unlocker (cpu1)
+ *   lock wait_lock
+ *   state = SLEEPING; mb
+ *   trylock fails (owner cpu1)
+ *   unlock wait_lock                      lock wait_lock
+ *                                         owner = WAITERS (released)
+ *                                         waiter.blocked_on = PROXY_WAKING
+ *                                         unlock wait_lock
+ *   schedule()                            wake_up(waiter): state is
+ *     either still queued (kept),           SLEEPING -> RUNNING
+ *     or dequeued and woken back
+ *   lock wait_lock; blocked_on = m again
+ *   trylock succeeds
+ *
+ * Had the unlocker run first, the waiter's trylock would have seen the
+ * lock free.  A wakeup that finds the waiter RUNNING does nothing, which
+ * is safe because the waiter looks at the lock again before it sleeps.
+ */
+#include "mutex.h"
+#include "ww_mutex.h"
+#include "cpu.h"
+#include "sched.h"
+#include "timer.h"
+#include "string.h"
+
+enum locking_mode locking_mode = LOCKING_PROXY;
+int mutex_nr_blocked;
+
+/*
+ * Inherit mode: every waiter that lends its priority is on pi_waiters,
+ * and every walk runs under pi_walk_lock.  One global lock, because it
+ * is simple and this is a teaching kernel: walks are rare (contended
+ * slow paths in inherit mode only) and short.  The global list, rather
+ * than the owner's held_mutexes, is what a walk scans: held_mutexes is
+ * kept by the fast paths without a lock, so only its own task may read
+ * it.  A walk for owner O ranks the active waiters whose mutex O owns.
+ *
+ * Why the tasks a walk touches are alive: the walk starts from a mutex
+ * that has a queued waiter (the caller, still on wait_list) or from the
+ * caller itself, and follows blocked_on links of queued waiters.  Such a
+ * mutex has WAITERS set, so its owner can only release it through the
+ * unlock slow path, which in inherit mode holds pi_walk_lock around the
+ * release and its own re-walk; a queued waiter leaves (with or without
+ * the lock) only after a walk or an unregister under pi_walk_lock.  So
+ * while a walk holds pi_walk_lock, none of the tasks it reaches can get
+ * past the mutex code, let alone exit.
+ */
+static spinlock_t pi_walk_lock = SPINLOCK_INIT("mutex pi_walk_lock");
+static LIST_HEAD(pi_waiters);		/* struct mutex_waiter.pi_node */
+#define PI_MAX_DEPTH 16			/* chain hops; a cycle stops here */
+
+/* Optimistic spinning gives up after this many looks at the owner: under
+ * qemu a spinning vCPU can hold up the one the owner needs. */
+#define MUTEX_SPIN_MAX 2000
+
+void mutex_init(struct mutex *m, const char *name)
+{
+	m->owner = 0;
+	spin_init(&m->wait_lock, "mutex wait_lock");
+	list_init(&m->wait_list);
+	list_init(&m->held_node);
+	m->name = name;
+}
+
+static inline struct task *owner_task(unsigned long owner)
+{
+	return (struct task *)(owner & ~MUTEX_FLAGS);
+}
+
+/* For reports only: the owner may be gone by the time we print. */
+static const char *owner_name(const struct mutex *m)
+{
+	struct task *o = mutex_owner(m);
+
+	return o ? o->name : "none";
+}
+
+static void __noreturn mutex_misuse(const struct mutex *m, struct task *curr,
+				    const char *what)
+{
+	panic("mutex '%s': %s (task %s, owner %s)", m->name, what,
+	      curr ? curr->name : "?", owner_name(m));
+}
+
+/* ---- blocked_on ------------------------------------------------------ */
+
+void set_task_blocked_on(struct task *p, struct mutex *m)
+{
+	struct mutex *old;
+
+	spin_lock_raw(&p->blocked_lock);
+	old = p->blocked_on;
+	if (old && old != PROXY_WAKING && old != m)
+		panic("task %s: blocks on mutex '%s' while blocked on '%s'",
+		      p->name, m->name, old->name);
+	if (!old)
+		__atomic_add_fetch(&mutex_nr_blocked, 1, __ATOMIC_SEQ_CST);
+	WRITE_ONCE(p->blocked_on, m);
+	spin_unlock_raw(&p->blocked_lock);
+}
+
+void clear_task_blocked_on(struct task *p, struct mutex *m)
+{
+	struct mutex *old;
+
+	spin_lock_raw(&p->blocked_lock);
+	old = p->blocked_on;
+	if (old && old != PROXY_WAKING && old != m)
+		panic("task %s: stops waiting for mutex '%s' but waits on '%s'",
+		      p->name, m ? m->name : "?", old->name);
+	if (old)
+		__atomic_sub_fetch(&mutex_nr_blocked, 1, __ATOMIC_SEQ_CST);
+	WRITE_ONCE(p->blocked_on, NULL);
+	spin_unlock_raw(&p->blocked_lock);
+}
+
+bool set_task_blocked_on_waking(struct task *p, struct mutex *m)
+{
+	struct mutex *old;
+	bool marked = false;
+
+	spin_lock_raw(&p->blocked_lock);
+	old = p->blocked_on;
+	if (old && old != PROXY_WAKING && (!m || old == m)) {
+		WRITE_ONCE(p->blocked_on, PROXY_WAKING);
+		marked = true;
+	}
+	spin_unlock_raw(&p->blocked_lock);
+	return marked;
+}
+
+struct mutex *get_task_blocked_on(struct task *p)
+{
+	unsigned long flags = spin_lock(&p->blocked_lock);
+	struct mutex *m = p->blocked_on;
+
+	spin_unlock(&p->blocked_lock, flags);
+	return m;
+}
+
+/* ---- Wake queue ------------------------------------------------------ */
+
+bool wake_q_add(struct wake_q *q, struct task *p, int *pin)
+{
+	for (int i = 0; i < q->n; i++)
+		if (q->e[i].task == p)
+			return true;		/* one wakeup is enough */
+	if (q->n == WAKE_Q_MAX)
+		return false;
+	__atomic_add_fetch(pin, 1, __ATOMIC_SEQ_CST);
+	q->e[q->n].task = p;
+	q->e[q->n].pin = pin;
+	q->n++;
+	return true;
+}
+
+void wake_q_unlock(struct wake_q *q, spinlock_t *l, unsigned long flags)
+{
+	if (!q->n) {
+		spin_unlock(l, flags);
+		return;
+	}
+	/* Not preempted between dropping @l and the last unpin: the woken
+	 * tasks wait for their pins (see struct wake_q). */
+	preempt_disable();
+	spin_unlock(l, flags);
+	for (int i = 0; i < q->n; i++) {
+		wake_up(q->e[i].task);
+		__atomic_sub_fetch(q->e[i].pin, 1, __ATOMIC_RELEASE);
+	}
+	q->n = 0;
+	preempt_enable();
+}
+
+/* The waiter's side of a pin: wait until no waker still holds it. */
+static void wait_for_unpin(int *pin)
+{
+	while (__atomic_load_n(pin, __ATOMIC_ACQUIRE))
+		arch_cpu_relax();
+}
+
+/* ---- Fast paths ------------------------------------------------------ */
+
+static inline bool owner_cmpxchg(struct mutex *m, unsigned long *old,
+				 unsigned long new)
+{
+	return __atomic_compare_exchange_n(&m->owner, old, new, false,
+					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+/* The fast paths' compare-and-swap from a known value, with just the
+ * ordering each needs: acquire to take the lock (the critical section
+ * stays after it), release to drop it (and before it).  A bare
+ * `lock cmpxchg` on x86, an lr.aq/sc or lr/sc.rl loop on RISC-V. */
+static inline bool owner_cas_acquire(struct mutex *m, unsigned long old,
+				     unsigned long new)
+{
+	return __atomic_compare_exchange_n(&m->owner, &old, new, false,
+					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+static inline bool owner_cas_release(struct mutex *m, unsigned long old,
+				     unsigned long new)
+{
+	return __atomic_compare_exchange_n(&m->owner, &old, new, false,
+					   __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+}
+
+/* Out of line, so the fast paths stay small: mutex_lock cannot fail. */
+static void __attribute__((noinline)) mutex_lock_slow(struct mutex *m)
+{
+	if (__mutex_lock_slowpath(m, 0, NULL) != 0)
+		panic("mutex '%s': mutex_lock failed", m->name);
+}
+
+/*
+ * Take @m for @curr if it is free, or if it was handed to @curr (PICKUP).
+ * Keeps WAITERS; drops HANDOFF and PICKUP (a handoff is done once the
+ * chosen task picks it up; the first waiter asks again if it must).
+ */
+static bool __mutex_trylock(struct mutex *m, struct task *curr)
+{
+	unsigned long owner = READ_ONCE(m->owner);
+
+	for (;;) {
+		struct task *t = owner_task(owner);
+
+		if (t && !(t == curr && (owner & MUTEX_FLAG_PICKUP)))
+			return false;
+		if (owner_cmpxchg(m, &owner, (unsigned long)curr |
+				  (owner & MUTEX_FLAG_WAITERS)))
+			return true;
+	}
+}
+
+/*
+ * The fast paths read the running task and this CPU's preempt count in
+ * one instruction each (cpu.h: no interrupt masking needed; one check of
+ * the count covers both "from an interrupt" and "preemption disabled").
+ * held_mutexes is private to its task: a preemption in the middle of the
+ * list update changes nothing about it.  Anything unusual goes to the
+ * slow path, which reports misuse.
+ */
+void mutex_lock(struct mutex *m)
+{
+	struct task *curr = current_task();
+
+	if (this_cpu_preempt_count() == 0 && owner_cas_acquire(m, 0, (unsigned long)curr)) {
+		list_add(&m->held_node, &curr->held_mutexes);
+		return;
+	}
+	mutex_lock_slow(m);
+}
+
+int mutex_lock_timeout(struct mutex *m, uint64_t timeout_ns)
+{
+	struct task *curr = current_task();
+
+	if (this_cpu_preempt_count() == 0 && owner_cas_acquire(m, 0, (unsigned long)curr)) {
+		list_add(&m->held_node, &curr->held_mutexes);
+		return 0;
+	}
+	return __mutex_lock_slowpath(m, timeout_ns, NULL);
+}
+
+bool mutex_trylock(struct mutex *m)
+{
+	unsigned long flags = arch_irq_save();
+	struct cpu *c = this_cpu();
+	struct task *curr = c->rq.curr;
+	bool taken;
+
+	if (c->preempt_count >= HARDIRQ_OFFSET)
+		mutex_misuse(m, curr, "trylock from interrupt context");
+	if (mutex_owner(m) == curr)
+		mutex_misuse(m, curr, "recursive trylock");
+	taken = __mutex_trylock(m, curr);
+	if (taken)
+		list_add(&m->held_node, &curr->held_mutexes);
+	arch_irq_restore(flags);
+	return taken;
+}
+
+static void __attribute__((noinline))
+__mutex_unlock_slowpath(struct mutex *m, struct task *curr);
+
+void mutex_unlock(struct mutex *m)
+{
+	struct task *curr = current_task();
+
+	/* Off the held list before the release: once the word is 0 another
+	 * task may take m and put held_node on its own list. */
+	if (READ_ONCE(m->owner) == (unsigned long)curr) {
+		list_del_init(&m->held_node);
+		if (owner_cas_release(m, (unsigned long)curr, 0))
+			return;
+	}
+	__mutex_unlock_slowpath(m, curr);
+}
+
+/* ---- Optimistic spinning -------------------------------------------- */
+
+/*
+ * While the owner is running on another CPU it will probably release
+ * soon: retry the trylock instead of paying for a sleep and a wakeup.
+ * Stop when the owner is not on a CPU, when a handoff reserves the lock
+ * for a waiter, when this CPU should reschedule, or after
+ * MUTEX_SPIN_MAX looks.  The caller is preemptible (checked), so a
+ * spinner never holds up its own CPU.  The owner's task may exit while
+ * we look at it: tasks come from kmalloc, whose memory stays mapped, so
+ * the worst a stale look can do is stop the spin early.
+ */
+static bool mutex_optimistic_spin(struct mutex *m, struct task *curr)
+{
+	for (int i = 0; i < MUTEX_SPIN_MAX; i++) {
+		unsigned long owner = READ_ONCE(m->owner);
+		struct task *t = owner_task(owner);
+
+		if (!t) {
+			if (__mutex_trylock(m, curr))
+				return true;
+			continue;
+		}
+		if (owner & (MUTEX_FLAG_HANDOFF | MUTEX_FLAG_PICKUP))
+			return false;
+		if (!READ_ONCE(t->on_cpu) || READ_ONCE(this_cpu()->need_resched))
+			return false;
+		arch_cpu_relax();
+	}
+	return false;
+}
+
+/* ---- Priority inheritance (inherit mode) ----------------------------- */
+
+/* Recompute @p's inherited priority, then its owner's along p's
+ * blocked_on chain.  pi_walk_lock held. */
+static void pi_walk_locked(struct task *p)
+{
+	for (int depth = 0; p && depth < PI_MAX_DEPTH; depth++) {
+		struct task *top = NULL;
+		struct list_head *pos;
+		struct mutex *next;
+
+		list_for_each(pos, &pi_waiters) {
+			struct mutex_waiter *w = list_entry(pos,
+					struct mutex_waiter, pi_node);
+
+			if (!READ_ONCE(w->pi_active) || w->task == p ||
+			    mutex_owner(w->lock) != p)
+				continue;
+			if (!top || sched_prio_before(w->task, top))
+				top = w->task;
+		}
+		sched_set_pi_donor(p, top);
+		next = get_task_blocked_on(p);
+		if (!next || next == PROXY_WAKING)
+			break;
+		p = mutex_owner(next);
+	}
+}
+
+/* Walk from @m's owner; the caller is a waiter still queued on @m. */
+static void pi_walk_from(struct mutex *m)
+{
+	unsigned long flags = spin_lock(&pi_walk_lock);
+
+	pi_walk_locked(mutex_owner(m));
+	spin_unlock(&pi_walk_lock, flags);
+}
+
+static void pi_register(struct mutex_waiter *w)
+{
+	unsigned long flags = spin_lock(&pi_walk_lock);
+
+	list_add_tail(&w->pi_node, &pi_waiters);
+	spin_unlock(&pi_walk_lock, flags);
+}
+
+/* Leave pi_waiters; after taking the lock, also walk for ourselves (we
+ * may now own waiters that lend us their priority). */
+static void pi_unregister(struct mutex_waiter *w, bool acquired)
+{
+	unsigned long flags = spin_lock(&pi_walk_lock);
+
+	list_del_init(&w->pi_node);
+	if (acquired)
+		pi_walk_locked(w->task);
+	spin_unlock(&pi_walk_lock, flags);
+}
+
+/* ---- Slow path ------------------------------------------------------- */
+
+static void mutex_check_lock_context(struct mutex *m, struct task *curr)
+{
+	unsigned long flags = arch_irq_save();
+	int pc = this_cpu()->preempt_count;
+
+	arch_irq_restore(flags);
+	if (pc >= HARDIRQ_OFFSET)
+		mutex_misuse(m, curr, "lock from interrupt context");
+	if (pc != 0)
+		mutex_misuse(m, curr, "lock with preemption disabled");
+	if (mutex_owner(m) == curr)
+		mutex_misuse(m, curr, "recursive lock");
+}
+
+struct mutex_timeout {
+	struct timer timer;
+	struct mutex_waiter *w;
+};
+
+/* Interrupt context: the waiter's deadline passed.  Mark it waking (so
+ * the proxy scheduler runs it rather than its lock's owner) and wake it;
+ * it sees the time and leaves.  The waiter cancels this timer before it
+ * returns, so w is valid here. */
+static void mutex_timeout_fn(struct timer *t)
+{
+	struct mutex_waiter *w = ((struct mutex_timeout *)t->data)->w;
+	unsigned long flags = spin_lock(&w->lock->wait_lock);
+
+	set_task_blocked_on_waking(w->task, w->lock);
+	spin_unlock(&w->lock->wait_lock, flags);
+	wake_up(w->task);
+}
+
+/* wait_lock held: @w stops waiting (with or without the lock). */
+static void mutex_remove_waiter(struct mutex *m, struct mutex_waiter *w)
+{
+	list_del_init(&w->list);
+	WRITE_ONCE(w->pi_active, false);
+	if (list_empty(&m->wait_list))
+		__atomic_and_fetch(&m->owner,
+				   ~(MUTEX_FLAG_WAITERS | MUTEX_FLAG_HANDOFF),
+				   __ATOMIC_RELAXED);
+	clear_task_blocked_on(w->task, m);
+}
+
+/* wait_lock held (taken with *@flags): let the ww waiters of @m die or
+ * wound as they must.  When @q fills up, wake what it holds (dropping and
+ * retaking wait_lock) and look again: the waiters already marked are
+ * skipped, so this ends. */
+static void ww_check_waiters(struct mutex *m, struct wake_q *q,
+			     unsigned long *flags)
+{
+	while (!__ww_mutex_check_waiters(m, q)) {
+		wake_q_unlock(q, &m->wait_lock, *flags);
+		*flags = spin_lock(&m->wait_lock);
+	}
+}
+
+/* wait_lock held: the current task took @m in context @ctx (ww). */
+static void mutex_acquired_ww(struct mutex *m, struct ww_acquire_ctx *ctx,
+			      struct wake_q *q, unsigned long *flags)
+{
+	__ww_mutex_acquired(m, ctx);
+	ww_check_waiters(m, q, flags);
+}
+
+/*
+ * wait_lock held: about to look at the lock a last time before sleeping.
+ * Wait on @m again if a waker had marked us PROXY_WAKING, and set
+ * TASK_SLEEPING, both under blocked_lock: a waker marks and sets
+ * TASK_RUNNING under the same lock (ttwu), so a task is never left
+ * RUNNING with a real blocked_on (which the proxy scheduler could not
+ * dequeue), nor SLEEPING after a wakeup it has not looked at.  Returns
+ * true if we had been marked.
+ */
+static bool mutex_prepare_sleep(struct task *curr, struct mutex *m)
+{
+	bool marked;
+
+	spin_lock_raw(&curr->blocked_lock);
+	marked = curr->blocked_on == PROXY_WAKING;
+	if (marked)
+		WRITE_ONCE(curr->blocked_on, m);
+	WRITE_ONCE(curr->state, TASK_SLEEPING);
+	spin_unlock_raw(&curr->blocked_lock);
+	smp_mb();	/* state before the looks; pairs with wake_up */
+	return marked;
+}
+
+int __mutex_lock_slowpath(struct mutex *m, uint64_t timeout_ns,
+			  struct ww_acquire_ctx *ww_ctx)
+{
+	struct task *curr = current();
+	enum locking_mode mode = READ_ONCE(locking_mode);
+	bool inherit = mode == LOCKING_INHERIT;
+	struct mutex_waiter w = { .task = curr, .lock = m, .ww_ctx = ww_ctx };
+	struct mutex_timeout to = { .w = &w };
+	struct wake_q q = WAKE_Q_INIT;
+	uint64_t deadline = timeout_ns ? clock_ns() + timeout_ns : 0;
+	bool woken = false, walked = false;
+	unsigned long flags;
+	int ret = 0;
+
+	mutex_check_lock_context(m, curr);
+	if (!ww_ctx && mutex_optimistic_spin(m, curr)) {
+		flags = arch_irq_save();
+		list_add(&m->held_node, &curr->held_mutexes);
+		arch_irq_restore(flags);
+		if (inherit) {		/* we may have stolen it from waiters */
+			flags = spin_lock(&pi_walk_lock);
+			pi_walk_locked(curr);
+			spin_unlock(&pi_walk_lock, flags);
+		}
+		return 0;
+	}
+	list_init(&w.list);
+	list_init(&w.pi_node);
+	if (inherit)
+		pi_register(&w);
+
+	flags = spin_lock(&m->wait_lock);
+	if (__mutex_trylock(m, curr)) {
+		if (ww_ctx)
+			mutex_acquired_ww(m, ww_ctx, &q, &flags);
+		wake_q_unlock(&q, &m->wait_lock, flags);
+		goto acquired;
+	}
+	if (ww_ctx)
+		__ww_mutex_add_waiter(m, &w);
+	else
+		list_add_tail(&w.list, &m->wait_list);
+	/* An atomic OR: a fast-path unlock racing with us fails its
+	 * compare-and-swap and takes the slow path, which wakes us. */
+	__atomic_or_fetch(&m->owner, MUTEX_FLAG_WAITERS, __ATOMIC_SEQ_CST);
+	/* Before blocked_on is set: ww_check_waiters may drop wait_lock
+	 * (and be preempted), and a running task must never look blocked
+	 * to the proxy scheduler.  A handoff meanwhile is picked up below. */
+	if (ww_ctx)
+		ww_check_waiters(m, &q, &flags);
+	set_task_blocked_on(curr, m);
+	WRITE_ONCE(w.pi_active, inherit);
+	if (timeout_ns) {
+		timer_init(&to.timer, mutex_timeout_fn, &to);
+		timer_arm(&to.timer, deadline);
+	}
+
+	for (;;) {
+		woken |= mutex_prepare_sleep(curr, m);
+		if (__mutex_trylock(m, curr))
+			break;
+		if (ww_ctx && (ret = __ww_mutex_check_kill(m, &w)))
+			break;
+		if (timeout_ns && clock_ns() >= deadline) {
+			ret = -ETIMEDOUT;
+			break;
+		}
+		/* Woken as the first waiter but a spinner got there first:
+		 * ask for the next unlock to hand the lock to us. */
+		if (woken && m->wait_list.next == &w.list)
+			__atomic_or_fetch(&m->owner, MUTEX_FLAG_HANDOFF,
+					  __ATOMIC_SEQ_CST);
+		wake_q_unlock(&q, &m->wait_lock, flags);
+		if (inherit && !walked) {
+			pi_walk_from(m);	/* the owner inherits from us */
+			walked = true;
+		}
+		schedule();
+		flags = spin_lock(&m->wait_lock);
+	}
+	WRITE_ONCE(curr->state, TASK_RUNNING);
+
+	if (ret && inherit) {
+		/*
+		 * Leaving without the lock: first take our priority back
+		 * from the owner, while still queued (so it cannot release
+		 * and exit meanwhile, see pi_waiters).  If the lock was
+		 * handed to us during the walk, we take it after all.
+		 */
+		WRITE_ONCE(w.pi_active, false);
+		wake_q_unlock(&q, &m->wait_lock, flags);
+		pi_walk_from(m);
+		flags = spin_lock(&m->wait_lock);
+	}
+	/* A handoff to us (PICKUP) must never be left behind. */
+	if (ret && __mutex_trylock(m, curr))
+		ret = 0;
+	mutex_remove_waiter(m, &w);
+	if (!ret && ww_ctx)
+		mutex_acquired_ww(m, ww_ctx, &q, &flags);
+	wake_q_unlock(&q, &m->wait_lock, flags);
+	if (timeout_ns)
+		timer_cancel(&to.timer);
+	wait_for_unpin(&w.wakers);
+	if (ret) {
+		if (inherit)
+			pi_unregister(&w, false);
+		return ret;
+	}
+acquired:
+	flags = arch_irq_save();
+	list_add(&m->held_node, &curr->held_mutexes);
+	arch_irq_restore(flags);
+	if (inherit)
+		pi_unregister(&w, true);
+	return 0;
+}
+
+/* ---- Unlock slow path ------------------------------------------------- */
+
+/* Proxy mode: the donor that ran us last, if it waits on @m: the lock
+ * goes straight to it.  Looked up in the wait list rather than through
+ * the donor (which may have stopped waiting and be gone). */
+static struct mutex_waiter *take_donor_waiter(struct mutex *m,
+					      struct task *curr)
+{
+	struct task *donor;
+	struct list_head *pos;
+
+	spin_lock_raw(&curr->blocked_lock);
+	donor = curr->blocked_donor;
+	curr->blocked_donor = NULL;
+	spin_unlock_raw(&curr->blocked_lock);
+	if (!donor)
+		return NULL;
+	list_for_each(pos, &m->wait_list) {
+		struct mutex_waiter *w = list_entry(pos, struct mutex_waiter,
+						    list);
+		if (w->task == donor)
+			return w;
+	}
+	return NULL;
+}
+
+static void __mutex_unlock_slowpath(struct mutex *m, struct task *curr)
+{
+	enum locking_mode mode = READ_ONCE(locking_mode);
+	bool pi = mode == LOCKING_INHERIT || READ_ONCE(curr->pi_donor);
+	struct mutex_waiter *next = NULL, *donor = NULL;
+	struct wake_q q = WAKE_Q_INIT;
+	unsigned long flags, pi_flags = 0, owner, new;
+
+	if (in_interrupt())
+		mutex_misuse(m, curr, "unlock from interrupt context");
+	/* Inherit: pi_walk_lock around the release and our re-walk, so no
+	 * waiter that lent us its priority returns (and exits) before we
+	 * stopped using it. */
+	if (pi)
+		pi_flags = spin_lock(&pi_walk_lock);
+	flags = spin_lock(&m->wait_lock);
+	owner = READ_ONCE(m->owner);
+	if (owner_task(owner) != curr) {
+		spin_unlock(&m->wait_lock, flags);
+		mutex_misuse(m, curr, owner_task(owner) ?
+			     "unlock of a mutex it does not own" :
+			     "unlock of an unlocked mutex");
+	}
+	if (owner & MUTEX_FLAG_PICKUP)
+		mutex_misuse(m, curr, "unlock before picking up a handoff");
+	list_del_init(&m->held_node);
+
+	if (mode == LOCKING_PROXY)
+		donor = take_donor_waiter(m, curr);
+	next = donor;
+	if (!next && !list_empty(&m->wait_list))
+		next = list_first_entry(&m->wait_list, struct mutex_waiter,
+					list);
+	if (next && (donor || (owner & MUTEX_FLAG_HANDOFF)))
+		new = (unsigned long)next->task | MUTEX_FLAG_PICKUP |
+		      MUTEX_FLAG_WAITERS;
+	else
+		new = owner & MUTEX_FLAG_WAITERS;	/* released */
+	/* Nobody else changes the word while we own it and hold wait_lock
+	 * (flags are set under wait_lock, stealing needs owner 0). */
+	__atomic_store_n(&m->owner, new, __ATOMIC_RELEASE);
+	if (next) {
+		set_task_blocked_on_waking(next->task, m);
+		wake_q_add(&q, next->task, &next->wakers);
+	}
+	wake_q_unlock(&q, &m->wait_lock, flags);
+	if (pi) {
+		pi_walk_locked(curr);		/* drop what m's waiters lent */
+		spin_unlock(&pi_walk_lock, pi_flags);
+	}
+}
+
+/* ---- Exit check and locking modes ------------------------------------ */
+
+void mutex_check_exit(struct task *p)
+{
+	if (!list_empty(&p->held_mutexes)) {
+		struct mutex *m = list_first_entry(&p->held_mutexes,
+						   struct mutex, held_node);
+
+		mutex_misuse(m, p, "task exits while holding it");
+	}
+	if (READ_ONCE(p->blocked_on))
+		panic("task %s exits while blocked on a mutex", p->name);
+}
+
+static const char *const mode_names[] = {
+	[LOCKING_PROXY] = "proxy",
+	[LOCKING_INHERIT] = "inherit",
+	[LOCKING_NONE] = "none",
+};
+
+const char *locking_mode_name(enum locking_mode mode)
+{
+	if ((unsigned)mode < ARRAY_SIZE(mode_names))
+		return mode_names[mode];
+	return "?";
+}
+
+/*
+ * The check against blocked tasks is a snapshot under mode_lock: a task
+ * that starts waiting after it uses the new mode throughout (each wait
+ * reads the mode once).  Switch modes while the system is quiet.
+ */
+int locking_set_mode(const char *name)
+{
+	static spinlock_t mode_lock = SPINLOCK_INIT("locking mode");
+
+	for (unsigned i = 0; i < ARRAY_SIZE(mode_names); i++) {
+		unsigned long flags;
+		int ret = 0;
+
+		if (!name || strcmp(name, mode_names[i]) != 0)
+			continue;
+		flags = spin_lock(&mode_lock);
+		if (__atomic_load_n(&mutex_nr_blocked, __ATOMIC_SEQ_CST))
+			ret = -EBUSY;
+		else
+			WRITE_ONCE(locking_mode, (enum locking_mode)i);
+		spin_unlock(&mode_lock, flags);
+		return ret;
+	}
+	return -EINVAL;
+}

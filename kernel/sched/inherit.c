@@ -1,0 +1,152 @@
+/*
+ * inherit.c - classic priority inheritance, the locking mode "inherit"
+ * (what Linux's rt_mutex does with rt_mutex_setprio()).
+ *
+ * A task that waits for a mutex sleeps.  kernel/locking/mutex.c works out
+ * the best waiter over every mutex an owner holds and calls
+ * sched_set_pi_donor(owner, waiter); the owner then runs in the waiter's
+ * class with its RT priority or its absolute deadline, until
+ * sched_set_pi_donor(owner, NULL) gives it back its own.  Transitive
+ * chains are walked by mutex.c; here ->pi_donor links are followed to
+ * the task whose parameters are really used (pi_ctx).
+ *
+ * Only RT and deadline parameters are lent, as in Linux: a fair waiter
+ * ranks nowhere above a fair owner.  A fair or RT owner boosted by a
+ * deadline waiter runs as a deadline task with the waiter's deadline and
+ * runtime, and is never throttled: when that runtime is spent its
+ * deadline moves a period later (dl_boosted, deadline.c).  Compare proxy
+ * mode, where the waiter's own budget is consumed (proxy.c).
+ */
+#include "internal.h"
+
+#define PI_MAX_DEPTH 64		/* a pi_donor chain longer is a bug */
+
+/* The task whose parameters @p runs with. */
+static struct task *pi_ctx(struct task *p)
+{
+	for (int i = 0; i < PI_MAX_DEPTH; i++) {
+		struct task *d = READ_ONCE(p->pi_donor);
+
+		if (!d)
+			return p;
+		p = d;
+	}
+	panic("inherit: pi_donor chain from %s longer than %d", p->name,
+	      PI_MAX_DEPTH);
+}
+
+static bool rt_policy(int policy)
+{
+	return policy == SCHED_FIFO || policy == SCHED_RR;
+}
+
+/* Rank two tasks' own parameters (never their inherited ones). */
+static bool own_before(const struct task *a, const struct task *b)
+{
+	if (a->policy == SCHED_DEADLINE)
+		return b->policy != SCHED_DEADLINE ||
+		       (int64_t)(a->dl.deadline - b->dl.deadline) < 0;
+	if (b->policy == SCHED_DEADLINE)
+		return false;
+	if (rt_policy(a->policy))
+		return !rt_policy(b->policy) || a->rt_priority > b->rt_priority;
+	return false;
+}
+
+bool sched_prio_before(struct task *a, struct task *b)
+{
+	return own_before(pi_ctx(a), pi_ctx(b));
+}
+
+/*
+ * Put @p's effective parameters in place: @ctx's (a donor's) or, with
+ * ctx == p, its own.  p is out of its class (dequeued/put), locks held.
+ */
+static void pi_set_params(struct task *p, struct task *ctx)
+{
+	struct sched_dl_entity *dl = &p->dl;
+
+	if (dl->dl_boosted && (ctx == p || ctx->policy != SCHED_DEADLINE)) {
+		/* Leaving a deadline boost: a deadline task gets its own
+		 * deadline and budget back. */
+		dl->dl_boosted = false;
+		dl->deadline = dl->pi_saved_deadline;
+		dl->runtime = dl->pi_saved_runtime;
+	}
+	if (ctx == p) {
+		p->prio = p->policy == SCHED_DEADLINE ? DL_PRIO :
+			  rt_policy(p->policy) ? MAX_RT_PRIO - 1 - p->rt_priority :
+			  p->static_prio;
+		p->sched_class = policy_class(p->policy);
+		return;
+	}
+	if (ctx->policy == SCHED_DEADLINE) {
+		if (!dl->dl_boosted) {
+			dl->pi_saved_deadline = dl->deadline;
+			dl->pi_saved_runtime = dl->runtime;
+		}
+		dl->dl_boosted = true;
+		dl->dl_throttled = false;	/* a stale dl_timer finds nothing */
+		dl->deadline = ctx->dl.deadline;
+		dl->runtime = ctx->dl.runtime > 0 ? ctx->dl.runtime : (int64_t)ctx->dl.dl_runtime;
+		if (p->policy != SCHED_DEADLINE) {
+			/* Only for moving the deadline on (deadline.c). */
+			dl->dl_runtime = ctx->dl.dl_runtime;
+			dl->dl_deadline = ctx->dl.dl_deadline;
+			dl->dl_period = ctx->dl.dl_period;
+		}
+		p->prio = DL_PRIO;
+		p->sched_class = &dl_sched_class;
+	} else {
+		p->prio = MAX_RT_PRIO - 1 - ctx->rt_priority;
+		p->sched_class = &rt_sched_class;
+	}
+}
+
+void sched_set_pi_donor(struct task *p, struct task *donor)
+{
+	const struct sched_class *prev_class;
+	struct task *ctx;
+	unsigned long flags;
+	bool queued, running;
+	struct rq *rq;
+
+	if (donor == p || (donor && !own_before(pi_ctx(donor), p)))
+		donor = NULL;
+	flags = spin_lock(&p->pi_lock);
+	rq = task_rq_lock(p);
+	if (p->pi_donor == donor && !donor) {
+		spin_unlock_raw(&rq->lock);
+		spin_unlock(&p->pi_lock, flags);
+		return;
+	}
+	update_rq_clock(rq);
+	queued = p->on_rq;
+	running = rq->donor == p;
+	if (running)
+		update_curr(rq);
+	if (queued)
+		p->sched_class->dequeue_task(rq, p, DEQUEUE_SAVE);
+	if (running)
+		p->sched_class->put_prev_task(rq, p);
+	prev_class = p->sched_class;
+	WRITE_ONCE(p->pi_donor, donor);
+	ctx = pi_ctx(p);
+	pi_set_params(p, ctx);
+	if (queued)
+		p->sched_class->enqueue_task(rq, p, ENQUEUE_RESTORE);
+	if (running)
+		p->sched_class->set_next_task(rq, p);
+	if (prev_class != p->sched_class) {
+		if (prev_class->switched_from)
+			prev_class->switched_from(rq, p);
+		if (p->sched_class->switched_to)
+			p->sched_class->switched_to(rq, p);
+	} else if (p->sched_class->prio_changed) {
+		p->sched_class->prio_changed(rq, p);
+	}
+	if (queued)
+		resched_curr(rq);
+	spin_unlock_raw(&rq->lock);
+	spin_unlock(&p->pi_lock, flags);
+}

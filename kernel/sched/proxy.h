@@ -1,0 +1,42 @@
+/*
+ * proxy.h - what core.c and the tests use of proxy execution (proxy.c).
+ * Included by internal.h.
+ */
+#ifndef SCHED_PROXY_H
+#define SCHED_PROXY_H
+#include "sched.h"
+#include "mutex.h"
+
+/*
+ * True if the pick must not run @p itself but follow its blocked_on
+ * chain: proxy mode and p waits for a mutex (or is marked PROXY_WAKING,
+ * which the walk resolves to p itself).
+ */
+static inline bool proxy_blocked(const struct task *p)
+{
+	return locking_mode == LOCKING_PROXY && READ_ONCE(p->blocked_on);
+}
+
+/* The task to run for the picked, blocked @donor, or NULL to pick again
+ * (see proxy.c).  rq->lock held. */
+struct task *find_proxy_task(struct rq *rq, struct task *donor);
+/* Always-on checks when a pick runs @next for @donor != next: panics
+ * naming the tasks. */
+void proxy_check_pick(struct rq *rq, struct task *donor, struct task *next);
+/* @owner was woken: bring back the donors parked on it.  No locks. */
+void proxy_wake_donors(struct task *owner);
+/* @p is being woken by someone else: take it off the owner it is parked
+ * on, if any.  p->pi_lock held. */
+void proxy_unpark(struct task *p);
+
+/* core.c: wake a donor parked on an owner that woke on @cpu; it goes to
+ * @cpu if its affinity allows.  Only if it still waits for a mutex. */
+void wake_up_donor(struct task *p, int cpu);
+
+/* Deadlock reports (for the shell and the tests): how many blocked_on
+ * cycles were found, and the last one, as printed. */
+#define PROXY_REPORT_LEN 256
+#define PROXY_MAX_REPORT_HOPS 16
+extern unsigned long proxy_nr_deadlocks;
+extern char proxy_deadlock_report[PROXY_REPORT_LEN];
+#endif
