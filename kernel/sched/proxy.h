@@ -14,7 +14,10 @@
  */
 static inline bool proxy_blocked(const struct task *p)
 {
-	return locking_mode == LOCKING_PROXY && READ_ONCE(p->blocked_on);
+	/* blocked_on first: it is almost always NULL, and next to fields
+	 * the pick just read. */
+	return __builtin_expect(READ_ONCE(p->blocked_on) != NULL, 0) &&
+	       locking_mode == LOCKING_PROXY;
 }
 
 /* The task to run for the picked, blocked @donor, or NULL to pick again
