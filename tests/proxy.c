@@ -606,6 +606,7 @@ static struct handoff {
 	struct task *first, *donor;
 	struct task *got[2];
 	int ngot;
+	struct task *owner_after_unlock;
 } ho;
 
 static void handoff_owner(void *arg)
@@ -616,7 +617,13 @@ static void handoff_owner(void *arg)
 	while (!READ_ONCE(ho.donor) || !READ_ONCE(ho.donor->blocked_on))
 		sleep_ns(MS / 2);
 	spin_exec(2 * MS);
+	/* Look at the word before anyone runs: a handoff writes the chosen
+	 * task into it; a plain release would leave it free for whoever
+	 * runs first (here the donor too, being the most important). */
+	preempt_disable();
 	mutex_unlock(&ho.m);
+	ho.owner_after_unlock = mutex_owner(&ho.m);
+	preempt_enable();
 }
 
 static void handoff_waiter(void *arg)
@@ -651,6 +658,7 @@ static void unlock_hands_to_donor(struct ktest *t)
 	join(o);
 	scenario_end();
 	KASSERT_EQ(t, ho.ngot, 2);
+	KEXPECT(t, ho.owner_after_unlock == ho.donor);
 	KEXPECT(t, ho.got[0] == ho.donor);
 	KEXPECT(t, ho.got[1] == ho.first);
 }

@@ -2,10 +2,10 @@
  * internal.h - what the scheduler's files share and nothing else sees
  * (Linux's kernel/sched/sched.h).
  *
- * Lock order, outermost first:
- *   task->pi_lock -> rq->lock (two runqueues: lower CPU id first, see
- *   double_rq_lock) -> mutex wait_lock -> task blocked_lock;
- *   rq->lock -> timer queue locks
+ * Lock order, outermost first (the mutex part is written once, in
+ * mutex.h): task->pi_lock -> rq->lock (two runqueues: lower CPU id
+ * first, see double_rq_lock) -> mutex wait_lock -> task blocked_lock;
+ * rq->lock -> timer queue locks
  * Class ops run with rq->lock held and interrupts disabled.
  */
 #ifndef SCHED_INTERNAL_H
