@@ -690,7 +690,9 @@ static void cycle_task(void *arg)
 	mutex_unlock(&cy.m[i]);
 }
 
-static void run_cycle(struct ktest *t, int n)
+/* @spread: task i on CPU i % ncpus (the cycle crosses CPUs), else all on
+ * the test CPU. */
+static void run_cycle(struct ktest *t, int n, bool spread)
 {
 	static const char *names[CYCLE_MAX] = { "cycle-m0", "cycle-m1", "cycle-m2" };
 	static const char *tnames[CYCLE_MAX] = { "cycle-t0", "cycle-t1", "cycle-t2" };
@@ -704,8 +706,17 @@ static void run_cycle(struct ktest *t, int n)
 	cy.n = n;
 	for (int i = 0; i < n; i++)
 		mutex_init(&cy.m[i], names[i]);
-	for (int i = 0; i < n; i++)
-		p[i] = spawn_fair(t, tnames[i], cycle_task, (void *)(long)i, 0);
+	for (int i = 0; i < n; i++) {
+		struct sched_attr a = { .policy = SCHED_NORMAL };
+		struct thread_opts o = {
+			.attr = &a,
+			.affinity = 1ULL << (spread ? i % ncpus : test_cpu()),
+		};
+
+		p[i] = NULL;
+		if (thread_spawn(&p[i], tnames[i], cycle_task, (void *)(long)i, &o))
+			ktest_fail(t, __FILE__, __LINE__, "thread_spawn %s", tnames[i]);
+	}
 	for (int i = 0; i < n; i++)
 		join(p[i]);
 	scenario_end();
@@ -725,8 +736,15 @@ static void run_cycle(struct ktest *t, int n)
 	printk("# %s\n", proxy_deadlock_report);
 }
 
-static void deadlock_cycle_2(struct ktest *t) { run_cycle(t, 2); }
-static void deadlock_cycle_3(struct ktest *t) { run_cycle(t, 3); }
+static void deadlock_cycle_2(struct ktest *t) { run_cycle(t, 2, false); }
+static void deadlock_cycle_3(struct ktest *t) { run_cycle(t, 3, false); }
+
+static void deadlock_cycle_across_cpus(struct ktest *t)
+{
+	if (ncpus < 2)
+		KSKIP(t, "needs >= 2 CPUs");
+	run_cycle(t, 3, true);
+}
 
 static struct ktest_case proxy_cases[] = {
 	KTEST_CASE(inversion_proxy),
@@ -741,6 +759,7 @@ static struct ktest_case proxy_cases[] = {
 	KTEST_CASE(unlock_hands_to_donor),
 	KTEST_CASE(deadlock_cycle_2),
 	KTEST_CASE(deadlock_cycle_3),
+	KTEST_CASE(deadlock_cycle_across_cpus),
 	{0}
 };
 KTEST_SUITE(proxy, proxy_cases);

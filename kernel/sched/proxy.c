@@ -35,6 +35,9 @@
  *                                reported (every task and mutex named),
  *                                and the donor sleeps like a plain
  *                                waiter instead of being picked again.
+ *                                (A cycle through other CPUs or sleeping
+ *                                owners is found, without locks, where
+ *                                the walk stops: see proxy_cycle_lockless.)
  *
  * Locks: rq->lock -> mutex wait_lock -> task blocked_lock (mutex.h).
  * Within one walk only one wait_lock is held at a time; everything the
@@ -170,6 +173,28 @@ static void proxy_report_deadlock(struct task *donor)
 	printk("%s\n", buf);
 }
 
+/*
+ * The walk stops at an owner on another CPU, so a cycle through other
+ * CPUs is not met there.  Follow the links from @donor without locks:
+ * a deadlocked cycle does not move, so two looks that both come back to
+ * the donor mean a cycle (the worst a stale look could do is print a
+ * report; the donor sleeps as a plain waiter either way).
+ */
+static bool proxy_cycle_lockless(struct task *donor)
+{
+	struct task *p = donor;
+
+	for (int hop = 0; hop < PROXY_MAX_REPORT_HOPS; hop++) {
+		struct mutex *m = READ_ONCE(p->blocked_on);
+
+		if (!m || m == PROXY_WAKING || !(p = mutex_owner(m)))
+			return false;
+		if (p == donor)
+			return true;
+	}
+	return false;
+}
+
 /* ---- The walk ------------------------------------------------------- */
 
 /* One hop's verdict. */
@@ -253,11 +278,18 @@ struct task *find_proxy_task(struct rq *rq, struct task *donor)
 		case HOP_REPICK:
 			return proxy_blocked(donor) ? NULL : donor;
 		case HOP_PARKED:
+			/* An owner asleep for good, in a cycle: say so. */
+			if (proxy_cycle_lockless(donor) &&
+			    proxy_cycle_lockless(donor))
+				proxy_report_deadlock(donor);
 			if (proxy_deactivate(rq, donor))
 				return NULL;
 			proxy_unpark(donor);	/* woken meanwhile */
 			return donor;
 		case HOP_SLEEP:
+			if (proxy_cycle_lockless(donor) &&
+			    proxy_cycle_lockless(donor))
+				proxy_report_deadlock(donor);
 			goto sleep;
 		}
 	}
