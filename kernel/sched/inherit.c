@@ -103,50 +103,31 @@ static void pi_set_params(struct task *p, struct task *ctx)
 	}
 }
 
+/* sched_set_pi_donor's change: p is out of its class (sched_change). */
+static void pi_change(struct task *p, const void *arg)
+{
+	WRITE_ONCE(p->pi_donor, (struct task *)arg);
+	pi_set_params(p, pi_ctx(p));
+}
+
 void sched_set_pi_donor(struct task *p, struct task *donor)
 {
-	const struct sched_class *prev_class;
-	struct task *ctx;
-	unsigned long flags;
-	bool queued, running;
-	struct rq *rq;
-
 	if (donor == p || (donor && !own_before(pi_ctx(donor), p)))
 		donor = NULL;
-	flags = spin_lock(&p->pi_lock);
-	rq = task_rq_lock(p);
-	if (p->pi_donor == donor && !donor) {
-		spin_unlock_raw(&rq->lock);
-		spin_unlock(&p->pi_lock, flags);
+	if (!donor && !READ_ONCE(p->pi_donor))
+		return;		/* nothing lent, nothing to give back */
+	sched_change(p, pi_change, donor);
+}
+
+void sched_pi_reapply(struct task *p)
+{
+	struct task *d = p->pi_donor;
+
+	if (!d)
+		return;
+	if (!own_before(pi_ctx(d), p)) {
+		WRITE_ONCE(p->pi_donor, NULL);	/* its own now rank first */
 		return;
 	}
-	update_rq_clock(rq);
-	queued = p->on_rq;
-	running = rq->donor == p;
-	if (running)
-		update_curr(rq);
-	if (queued)
-		p->sched_class->dequeue_task(rq, p, DEQUEUE_SAVE);
-	if (running)
-		p->sched_class->put_prev_task(rq, p);
-	prev_class = p->sched_class;
-	WRITE_ONCE(p->pi_donor, donor);
-	ctx = pi_ctx(p);
-	pi_set_params(p, ctx);
-	if (queued)
-		p->sched_class->enqueue_task(rq, p, ENQUEUE_RESTORE);
-	if (running)
-		p->sched_class->set_next_task(rq, p);
-	if (prev_class != p->sched_class) {
-		if (prev_class->switched_from)
-			prev_class->switched_from(rq, p);
-		if (p->sched_class->switched_to)
-			p->sched_class->switched_to(rq, p);
-	} else if (p->sched_class->prio_changed) {
-		p->sched_class->prio_changed(rq, p);
-	}
-	if (queued)
-		resched_curr(rq);
-	spin_unlock_raw(&rq->lock);
-	spin_unlock(&p->pi_lock, flags);
+	pi_set_params(p, pi_ctx(d));
 }

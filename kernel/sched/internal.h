@@ -47,6 +47,21 @@ void update_curr(struct rq *rq);
 static inline void add_nr_running(struct rq *rq, unsigned n) { rq->nr_running += n; }
 static inline void sub_nr_running(struct rq *rq, unsigned n) { rq->nr_running -= n; }
 
+/*
+ * setattr.c: change @p's scheduling parameters in place, Linux's
+ * "dequeue, change, enqueue": with p->pi_lock and its rq->lock held, p
+ * leaves its class (DEQUEUE_SAVE, put_prev_task if it is the donor),
+ * @change(p, arg) writes the new fields, p goes back (ENQUEUE_RESTORE,
+ * set_next_task), the classes hear of it (switched_from/to or
+ * prio_changed) and the CPU picks again.  Task or irq context.
+ */
+void sched_change(struct task *p, void (*change)(struct task *p, const void *arg),
+		  const void *arg);
+/* inherit.c: after sched_setattr changed @p's own parameters, keep the
+ * priority inherited from a lender that still ranks first.  In a
+ * sched_change. */
+void sched_pi_reapply(struct task *p);
+
 /* Take @p off @rq (DEQUEUE_*; on_rq = 0).  rq->lock held. */
 void deactivate_task(struct rq *rq, struct task *p, int flags);
 

@@ -74,25 +74,13 @@ static void set_params(struct task *p, const struct sched_attr *attr)
 	p->sched_class = policy_class(attr->policy);
 }
 
-int sched_setattr(struct task *p, const struct sched_attr *attr)
+void sched_change(struct task *p, void (*change)(struct task *p, const void *arg),
+		  const void *arg)
 {
 	const struct sched_class *prev_class;
 	unsigned long flags;
 	bool queued, running;
 	struct rq *rq;
-	int err = attr_valid(attr);
-
-	if (err)
-		return err;
-	if (!policy_class(attr->policy))
-		return -EINVAL;		/* class not built in */
-	if (p->sched_class == &idle_sched_class || p->sched_class == &stop_sched_class)
-		return -EPERM;		/* per-CPU kernel tasks keep their class */
-	if (attr->policy == SCHED_DEADLINE || p->policy == SCHED_DEADLINE) {
-		err = dl_admit(p, attr);	/* -EBUSY: over the bandwidth limit */
-		if (err)
-			return err;
-	}
 
 	flags = spin_lock(&p->pi_lock);
 	rq = task_rq_lock(p);
@@ -107,7 +95,7 @@ int sched_setattr(struct task *p, const struct sched_attr *attr)
 		p->sched_class->put_prev_task(rq, p);
 	prev_class = p->sched_class;
 
-	set_params(p, attr);
+	change(p, arg);
 
 	if (queued)
 		p->sched_class->enqueue_task(rq, p, ENQUEUE_RESTORE);
@@ -126,6 +114,35 @@ int sched_setattr(struct task *p, const struct sched_attr *attr)
 		resched_curr(rq);
 	spin_unlock_raw(&rq->lock);
 	spin_unlock(&p->pi_lock, flags);
+}
+
+/* sched_setattr's change.  A deadline lent in inherit mode no longer has
+ * own values to give back (they are new); a lender that still ranks
+ * first keeps lending (inherit.c). */
+static void setattr_change(struct task *p, const void *arg)
+{
+	p->dl.dl_boosted = false;
+	set_params(p, arg);
+	sched_pi_reapply(p);
+}
+
+int sched_setattr(struct task *p, const struct sched_attr *attr)
+{
+	int err = attr_valid(attr);
+
+	if (err)
+		return err;
+	if (!policy_class(attr->policy))
+		return -EINVAL;		/* class not built in */
+	if (p->sched_class == &idle_sched_class || p->sched_class == &stop_sched_class)
+		return -EPERM;		/* per-CPU kernel tasks keep their class */
+	if (attr->policy == SCHED_DEADLINE || p->policy == SCHED_DEADLINE) {
+		err = dl_admit(p, attr);	/* -EBUSY: over the bandwidth limit */
+		if (err)
+			return err;
+	}
+
+	sched_change(p, setattr_change, attr);
 	return 0;
 }
 
