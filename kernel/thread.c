@@ -69,7 +69,13 @@ struct task *task_alloc(const char *name, void (*fn)(void *), void *arg)
 
 void task_free(struct task *t)
 {
-	unsigned long flags = spin_lock(&tasks_lock);
+	unsigned long flags;
+
+	/* A waker bringing back donors parked on t (or t itself, parked)
+	 * may still hold a pointer to it for a moment (proxy.c). */
+	while (__atomic_load_n(&t->proxy_pins, __ATOMIC_ACQUIRE))
+		arch_cpu_relax();
+	flags = spin_lock(&tasks_lock);
 
 	list_del_init(&t->all_node);
 	spin_unlock(&tasks_lock, flags);

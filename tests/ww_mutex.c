@@ -26,10 +26,13 @@ static DEFINE_WW_CLASS(ww_class);
  * (release all, ww_mutex_lock_slow the contended one, start over).
  * Returns the number of back-offs; KASSERTs on anything unexpected.
  * @pause_ns: sleep after the first lock, so that the other tasks take
- * theirs and the orders really collide.
+ * theirs and the orders really collide.  @barrier (may be NULL): after
+ * the first lock of the first try, count in and wait (up to 1 s) until
+ * @parties tasks have theirs: then the collision is certain.
  */
 static int ww_lock_all(struct ktest *t, struct ww_mutex **locks, int n,
-		       struct ww_acquire_ctx *ctx, uint64_t pause_ns)
+		       struct ww_acquire_ctx *ctx, uint64_t pause_ns,
+		       int *barrier, int parties)
 {
 	int contended = -1, backoffs = 0;
 
@@ -53,8 +56,16 @@ retry:
 			goto retry;
 		}
 		KASSERT_EQ(t, err, 0);
-		if (i == 0 && pause_ns)
+		if (i == 0 && barrier && !backoffs) {
+			uint64_t end = clock_ns() + NSEC_PER_SEC;
+
+			__atomic_add_fetch(barrier, 1, __ATOMIC_SEQ_CST);
+			while (__atomic_load_n(barrier, __ATOMIC_SEQ_CST) < parties &&
+			       clock_ns() < end)
+				sleep_ns(100 * NSEC_PER_USEC);
+		} else if (i == 0 && pause_ns) {
 			sleep_ns(pause_ns);
+		}
 	}
 	KASSERT_EQ(t, ctx->acquired, (unsigned)n);
 	return backoffs;
@@ -106,6 +117,7 @@ struct cycle_test {
 	unsigned long per_lock[MAX_LOCKS];	/* under the lock */
 	unsigned long done;		/* atomic: task acquisitions */
 	int backoffs;			/* atomic */
+	int barrier;			/* atomic: first round, see ww_lock_all */
 };
 
 struct cycle_arg {
@@ -130,8 +142,13 @@ static void cycle_worker(void *arg)
 		ww_acquire_init(&ctx, ct->c);
 		/* Pause on some rounds only: the collisions happen, and
 		 * the case stays short. */
+		/* The first round collides for sure (every task holds its
+		 * first lock before any takes its second); later ones pause
+		 * on some rounds only: collisions happen, the case stays
+		 * short. */
 		b = ww_lock_all(ct->t, order, 2, &ctx,
-				it % 8 == 0 ? 50 * NSEC_PER_USEC : 0);
+				it % 8 == 0 ? 50 * NSEC_PER_USEC : 0,
+				it == 0 ? &ct->barrier : NULL, ct->n);
 		__atomic_add_fetch(&ct->backoffs, b, __ATOMIC_SEQ_CST);
 		ct->per_lock[a->index]++;
 		ct->per_lock[(a->index + 1) % ct->n]++;
@@ -155,6 +172,7 @@ static int run_cycle(struct ktest *t, struct ww_class *c, int n, int iters)
 	ct.iters = iters;
 	ct.done = 0;
 	ct.backoffs = 0;
+	ct.barrier = 0;
 	for (int i = 0; i < n; i++) {
 		ww_mutex_init(&ct.locks[i], c, "ww-cycle");
 		ct.per_lock[i] = 0;
@@ -228,7 +246,7 @@ static void stress_worker(struct percpu_work *w)
 			set[k++] = &st->locks[i];
 		}
 		ww_acquire_init(&ctx, st->c);
-		ww_lock_all(w->t, set, n, &ctx, 0);
+		ww_lock_all(w->t, set, n, &ctx, 0, NULL, 0);
 		for (int j = 0; j < n; j++) {
 			int i = set[j] - st->locks;
 			unsigned long v = st->per_lock[i];

@@ -114,6 +114,8 @@ struct task {
 	struct task *parked_on;		/* proxy: that owner, or NULL; with
 					   blocked_node under the owner's
 					   blocked_lock */
+	int proxy_pins;			/* atomic: proxy_wake_donors() still
+					   uses this task; task_free waits */
 	struct task *pi_donor;		/* inherit: whose priority we run
 					   with, or NULL */
 

@@ -488,15 +488,36 @@ static bool try_to_wake_up(struct task *p, int cpu, bool keep_blocked)
 	return true;
 }
 
+/*
+ * After waking @p: donors parked on it while it slept come back with it.
+ * Nobody parks on p once it is queued, so the list is complete now.  p
+ * may run, release its locks and exit meanwhile: pin it (task_free
+ * waits), taken under p->pi_lock, which thread_exit needs too.
+ * p->pi_lock held; returns whether to call proxy_wake_donors + unpin.
+ */
+static bool ttwu_pin_for_donors(struct task *p)
+{
+	if (list_empty(&p->blocked_head))
+		return false;
+	__atomic_add_fetch(&p->proxy_pins, 1, __ATOMIC_ACQUIRE);
+	return true;
+}
+
+static void ttwu_wake_donors(struct task *p)
+{
+	proxy_wake_donors(p);
+	__atomic_sub_fetch(&p->proxy_pins, 1, __ATOMIC_RELEASE);
+}
+
 bool wake_up(struct task *p)
 {
 	unsigned long flags = spin_lock(&p->pi_lock);
 	bool woke = try_to_wake_up(p, -1, false);
+	bool donors = woke && ttwu_pin_for_donors(p);
 
 	spin_unlock(&p->pi_lock, flags);
-	/* Donors parked on p while it slept come back with it. */
-	if (woke)
-		proxy_wake_donors(p);
+	if (donors)
+		ttwu_wake_donors(p);
 	return woke;
 }
 
@@ -504,10 +525,11 @@ void wake_up_donor(struct task *p, int cpu)
 {
 	unsigned long flags = spin_lock(&p->pi_lock);
 	bool woke = try_to_wake_up(p, cpu, true);
+	bool donors = woke && ttwu_pin_for_donors(p);
 
 	spin_unlock(&p->pi_lock, flags);
-	if (woke)
-		proxy_wake_donors(p);
+	if (donors)
+		ttwu_wake_donors(p);
 }
 
 void wake_up_new_task(struct task *p)

@@ -95,6 +95,12 @@ static bool proxy_park(struct task *donor, struct task *owner)
 	return parked;
 }
 
+/*
+ * p->pi_lock held (the wakeup path is the only caller).  The owner read
+ * here stays alive while we lock it: if a drain takes p off its list
+ * first, that drain then waits for p->pi_lock (wake_up_donor) with the
+ * owner pinned.
+ */
 void proxy_unpark(struct task *p)
 {
 	struct task *owner = READ_ONCE(p->parked_on);
@@ -112,7 +118,10 @@ void proxy_unpark(struct task *p)
 /*
  * @owner has just been made runnable: bring back the donors parked on
  * it, onto owner's CPU, and theirs in turn (a parked donor can itself
- * own a mutex others wait for).  Any context, no locks held.
+ * own a mutex others wait for).  Any context, no locks held; the caller
+ * pins owner (proxy_pins), and each donor is pinned here from the moment
+ * it leaves the list until its wakeup is done: either may otherwise run,
+ * exit and be freed under us.
  */
 void proxy_wake_donors(struct task *owner)
 {
@@ -129,13 +138,16 @@ void proxy_wake_donors(struct task *owner)
 					     struct task, blocked_node);
 			list_del_init(&d->blocked_node);
 			d->parked_on = NULL;
+			__atomic_add_fetch(&d->proxy_pins, 1, __ATOMIC_ACQUIRE);
 		}
 		spin_unlock_raw(&owner->blocked_lock);
 		arch_irq_restore(flags);
 		/* One at a time, without blocked_lock: waking takes d's
 		 * pi_lock and a rq lock, which come before it. */
-		if (d)
+		if (d) {
 			wake_up_donor(d, READ_ONCE(owner->cpu));
+			__atomic_sub_fetch(&d->proxy_pins, 1, __ATOMIC_RELEASE);
+		}
 	}
 }
 
@@ -200,7 +212,7 @@ static bool proxy_cycle_lockless(struct task *donor)
 /* One hop's verdict. */
 enum hop {
 	HOP_NEXT,	/* continue from *ownerp */
-	HOP_RUN,	/* run *ownerp (== p) */
+	HOP_RUN,	/* run *ownerp (p, or the donor itself) */
 	HOP_REPICK,	/* something changed: pick again */
 	HOP_SLEEP,	/* donor must leave the runqueue (plain waiter) */
 	HOP_PARKED,	/* donor parked on a sleeping owner */
@@ -235,7 +247,14 @@ static enum hop proxy_hop(struct rq *rq, struct task *donor, struct task *p,
 		*ownerp = p;
 		verdict = HOP_RUN;
 	} else if (!READ_ONCE(owner->on_rq)) {
-		verdict = proxy_park(donor, owner) ? HOP_PARKED : HOP_REPICK;
+		/* The donor's state is stable under rq->lock (it is queued):
+		 * woken meanwhile, it runs rather than parks. */
+		if (READ_ONCE(donor->state) == TASK_RUNNING) {
+			*ownerp = donor;
+			verdict = HOP_RUN;
+		} else {
+			verdict = proxy_park(donor, owner) ? HOP_PARKED : HOP_REPICK;
+		}
 	} else if (READ_ONCE(owner->cpu) != cpu_of(rq)) {
 		verdict = HOP_SLEEP;
 	} else {
@@ -274,7 +293,7 @@ struct task *find_proxy_task(struct rq *rq, struct task *donor)
 			p = owner;
 			continue;
 		case HOP_RUN:
-			return p;
+			return owner;
 		case HOP_REPICK:
 			return proxy_blocked(donor) ? NULL : donor;
 		case HOP_PARKED:
@@ -282,10 +301,11 @@ struct task *find_proxy_task(struct rq *rq, struct task *donor)
 			if (proxy_cycle_lockless(donor) &&
 			    proxy_cycle_lockless(donor))
 				proxy_report_deadlock(donor);
-			if (proxy_deactivate(rq, donor))
-				return NULL;
-			proxy_unpark(donor);	/* woken meanwhile */
-			return donor;
+			/* Not TASK_RUNNING (proxy_hop checked, under
+			 * rq->lock): it leaves the runqueue. */
+			if (!proxy_deactivate(rq, donor))
+				panic("proxy: parked %s is running", donor->name);
+			return NULL;
 		case HOP_SLEEP:
 			if (proxy_cycle_lockless(donor) &&
 			    proxy_cycle_lockless(donor))
