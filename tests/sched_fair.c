@@ -143,7 +143,9 @@ static void nice_shares_follow_weights(struct ktest *t)
 	sleep_ns(300 * NSEC_PER_MSEC);		/* warm-up */
 	sample_settled(cpu, h, N, start, 500 * NSEC_PER_MSEC);
 	sleep_ns(3 * NSEC_PER_SEC);
-	sample_settled(cpu, h, N, end, 700 * NSEC_PER_MSEC);
+	/* Long patience: a host stall is charged to whichever hog ran
+	 * through it, and on a busy host it takes a while to even out. */
+	sample_settled(cpu, h, N, end, 2 * NSEC_PER_SEC);
 	WRITE_ONCE(stop_flag, true);
 	for (int i = 0; i < N; i++) {
 		thread_join(h[i]);
