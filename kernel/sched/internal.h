@@ -84,6 +84,9 @@ void double_unlock_balance(struct rq *this_rq, struct rq *busiest);
  * Move @p, queued on @src and not running there, to @dst.  Both locks
  * held.  Checks that @dst is in p's affinity (panics otherwise: a caller
  * bug).  Does not decide preemption on @dst: call wakeup_preempt_rq().
+ * on_rq reads 0 for a moment, and wake_up() looks at on_rq before it
+ * takes a runqueue lock: so the caller must hold p->pi_lock too, or @p
+ * must not be TASK_SLEEPING (a blocked donor is; balancers skip those).
  */
 void move_queued_task(struct rq *src, struct rq *dst, struct task *p);
 /* @p was just queued on @rq: preempt rq->donor if p should run first. */
