@@ -158,7 +158,8 @@ void proxy_wake_donors(struct task *owner)
  * mutex named, e.g.
  *   DEADLOCK: A waits for m1 held by B, B waits for m2 held by A
  * The walk is lockless (racy reads); the cycle it reports was seen under
- * the locks by find_proxy_task, and a true deadlock does not move.
+ * the locks by find_proxy_task, or twice by proxy_cycle_lockless, and a
+ * true deadlock does not move.
  */
 static void proxy_report_deadlock(struct task *donor)
 {
