@@ -407,14 +407,19 @@ static void ttwu_set_running(struct task *p)
 		WRITE_ONCE(me->cpu->need_resched, true);
 }
 
-/* Enqueue @p on @rq and decide preemption.  rq->lock held. */
-static void ttwu_activate(struct rq *rq, struct task *p, int flags)
+/* Enqueue @p on @rq and decide preemption.  @keep_blocked: a returning
+ * donor stays TASK_SLEEPING and is not pushed elsewhere (it stays with
+ * its chain).  rq->lock held. */
+static void ttwu_activate(struct rq *rq, struct task *p, int flags,
+			  bool keep_blocked)
 {
 	update_rq_clock(rq);
 	activate_task(rq, p, flags);
-	ttwu_set_running(p);
+	if (!keep_blocked)
+		ttwu_set_running(p);
 	wakeup_preempt_rq(rq, p);
-	if (!READ_ONCE(rq->cpu->need_resched) && p->sched_class->task_woken)
+	if (!keep_blocked && !READ_ONCE(rq->cpu->need_resched) &&
+	    p->sched_class->task_woken)
 		p->sched_class->task_woken(rq, p);
 }
 
@@ -477,59 +482,42 @@ static bool try_to_wake_up(struct task *p, int cpu, bool keep_blocked)
 	if (p->cpu != cpu)
 		p->nr_migrations++;
 	WRITE_ONCE(p->cpu, cpu);
-	if (keep_blocked) {
-		update_rq_clock(rq);
-		activate_task(rq, p, ENQUEUE_WAKEUP);
-		wakeup_preempt_rq(rq, p);
-	} else {
-		ttwu_activate(rq, p, ENQUEUE_WAKEUP);
-	}
+	ttwu_activate(rq, p, ENQUEUE_WAKEUP, keep_blocked);
 	spin_unlock_raw(&rq->lock);
 	return true;
 }
 
 /*
- * After waking @p: donors parked on it while it slept come back with it.
- * Nobody parks on p once it is queued, so the list is complete now.  p
- * may run, release its locks and exit meanwhile: pin it (task_free
- * waits), taken under p->pi_lock, which thread_exit needs too.
- * p->pi_lock held; returns whether to call proxy_wake_donors + unpin.
+ * try_to_wake_up() under p->pi_lock, then bring back the donors parked
+ * on p while it slept.  Nobody parks on p once it is queued, so the list
+ * is complete by then.  p may run, release its locks and exit before the
+ * donors are back: it is pinned (task_free waits) under p->pi_lock,
+ * which thread_exit needs too.
  */
-static bool ttwu_pin_for_donors(struct task *p)
+static bool ttwu(struct task *p, int cpu, bool keep_blocked)
 {
-	if (list_empty(&p->blocked_head))
-		return false;
-	__atomic_add_fetch(&p->proxy_pins, 1, __ATOMIC_ACQUIRE);
-	return true;
-}
+	unsigned long flags = spin_lock(&p->pi_lock);
+	bool woke = try_to_wake_up(p, cpu, keep_blocked);
+	bool donors = woke && !list_empty(&p->blocked_head);
 
-static void ttwu_wake_donors(struct task *p)
-{
-	proxy_wake_donors(p);
-	__atomic_sub_fetch(&p->proxy_pins, 1, __ATOMIC_RELEASE);
+	if (donors)
+		__atomic_add_fetch(&p->proxy_pins, 1, __ATOMIC_ACQUIRE);
+	spin_unlock(&p->pi_lock, flags);
+	if (donors) {
+		proxy_wake_donors(p);
+		__atomic_sub_fetch(&p->proxy_pins, 1, __ATOMIC_RELEASE);
+	}
+	return woke;
 }
 
 bool wake_up(struct task *p)
 {
-	unsigned long flags = spin_lock(&p->pi_lock);
-	bool woke = try_to_wake_up(p, -1, false);
-	bool donors = woke && ttwu_pin_for_donors(p);
-
-	spin_unlock(&p->pi_lock, flags);
-	if (donors)
-		ttwu_wake_donors(p);
-	return woke;
+	return ttwu(p, -1, false);
 }
 
 void wake_up_donor(struct task *p, int cpu)
 {
-	unsigned long flags = spin_lock(&p->pi_lock);
-	bool woke = try_to_wake_up(p, cpu, true);
-	bool donors = woke && ttwu_pin_for_donors(p);
-
-	spin_unlock(&p->pi_lock, flags);
-	if (donors)
-		ttwu_wake_donors(p);
+	ttwu(p, cpu, true);
 }
 
 void wake_up_new_task(struct task *p)
@@ -540,7 +528,7 @@ void wake_up_new_task(struct task *p)
 
 	spin_lock_raw(&rq->lock);
 	p->cpu = cpu;
-	ttwu_activate(rq, p, ENQUEUE_NEW);
+	ttwu_activate(rq, p, ENQUEUE_NEW, false);
 	spin_unlock_raw(&rq->lock);
 	spin_unlock(&p->pi_lock, flags);
 }
@@ -590,15 +578,13 @@ void preempt_disable(void)
 
 void preempt_enable(void)
 {
-	bool irqs_on = arch_irqs_enabled();
 	unsigned long flags = arch_irq_save();
 	struct cpu *c = this_cpu();
 
 	BUG_ON((c->preempt_count & PREEMPT_MASK) == 0);
 	c->preempt_count--;
-	if (c->preempt_count == 0 && c->need_resched && irqs_on)
-		preempt_schedule_irq();
 	arch_irq_restore(flags);
+	preempt_check_resched();
 }
 
 void preempt_check_resched(void)

@@ -73,14 +73,11 @@ static void pi_set_params(struct task *p, struct task *ctx)
 		dl->deadline = dl->pi_saved_deadline;
 		dl->runtime = dl->pi_saved_runtime;
 	}
-	if (ctx == p) {
-		p->prio = p->policy == SCHED_DEADLINE ? DL_PRIO :
-			  rt_policy(p->policy) ? MAX_RT_PRIO - 1 - p->rt_priority :
-			  p->static_prio;
-		p->sched_class = policy_class(p->policy);
-		return;
-	}
-	if (ctx->policy == SCHED_DEADLINE) {
+	/* Own or lent, prio and class follow ctx's policy (a lender is RT or
+	 * deadline: own_before() never lends a fair context). */
+	p->prio = normal_prio(ctx);
+	p->sched_class = policy_class(ctx->policy);
+	if (ctx != p && ctx->policy == SCHED_DEADLINE) {
 		if (!dl->dl_boosted) {
 			dl->pi_saved_deadline = dl->deadline;
 			dl->pi_saved_runtime = dl->runtime;
@@ -95,11 +92,6 @@ static void pi_set_params(struct task *p, struct task *ctx)
 			dl->dl_deadline = ctx->dl.dl_deadline;
 			dl->dl_period = ctx->dl.dl_period;
 		}
-		p->prio = DL_PRIO;
-		p->sched_class = &dl_sched_class;
-	} else {
-		p->prio = MAX_RT_PRIO - 1 - ctx->rt_priority;
-		p->sched_class = &rt_sched_class;
 	}
 }
 

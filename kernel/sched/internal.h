@@ -35,6 +35,9 @@ extern const struct sched_class *const sched_classes[];
 bool sched_class_above(const struct sched_class *a, const struct sched_class *b);
 /* The class a policy belongs to. */
 const struct sched_class *policy_class(int policy);
+/* setattr.c: @p's prio from its own policy and parameters (Linux scale:
+ * DL_PRIO, 0..98 for RT, static_prio for fair), whatever it inherits. */
+int normal_prio(const struct task *p);
 
 /* Ask rq's CPU to reschedule (IPI if remote).  rq->lock held. */
 void resched_curr(struct rq *rq);

@@ -49,6 +49,18 @@ static int attr_valid(const struct sched_attr *a)
 	return -EINVAL;
 }
 
+int normal_prio(const struct task *p)
+{
+	switch (p->policy) {
+	case SCHED_DEADLINE:
+		return DL_PRIO;
+	case SCHED_FIFO:
+	case SCHED_RR:
+		return MAX_RT_PRIO - 1 - p->rt_priority;
+	}
+	return p->static_prio;
+}
+
 /* Write @attr into @p's generic fields and its class's parameters.
  * p is out of its class (dequeued / put), locks held. */
 static void set_params(struct task *p, const struct sched_attr *attr)
@@ -57,20 +69,11 @@ static void set_params(struct task *p, const struct sched_attr *attr)
 	p->rt_priority = attr->rt_priority;
 	if (attr->policy == SCHED_NORMAL)
 		p->static_prio = NICE_TO_PRIO(attr->nice);
-	switch (attr->policy) {
-	case SCHED_DEADLINE:
-		p->prio = DL_PRIO;
+	if (attr->policy == SCHED_DEADLINE)
 		dl_set_params(p, attr);
-		break;
-	case SCHED_FIFO:
-	case SCHED_RR:
-		p->prio = MAX_RT_PRIO - 1 - attr->rt_priority;
-		break;
-	default:
-		p->prio = p->static_prio;
+	else if (attr->policy == SCHED_NORMAL)
 		fair_set_params(p, attr);
-		break;
-	}
+	p->prio = normal_prio(p);
 	p->sched_class = policy_class(attr->policy);
 }
 
