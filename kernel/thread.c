@@ -35,6 +35,7 @@ void task_init_common(struct task *t, const char *name)
 	fair_set_params(t, &normal);
 	dl_init_task(t);
 	t->cpus_allowed = ~0ULL;
+	t->wake_cpu = -1;
 	t->stack_slot = -1;
 	flags = spin_lock(&tasks_lock);
 	t->tid = next_tid++;

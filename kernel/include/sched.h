@@ -89,6 +89,11 @@ struct task {
 					   cleared with a release store after
 					   the switch (finish_task_switch) */
 	int cpu;			/* CPU whose runqueue has/had it */
+	int wake_cpu;			/* proxy: the CPU it left when it was
+					   lent to an owner on another CPU, or
+					   -1.  Set, it may not run where it is
+					   queued: its wakeup moves it back
+					   (try_to_wake_up) */
 	uint64_t cpus_allowed;		/* affinity: bit n = may run on CPU n */
 	uint64_t sum_exec_ns;		/* execution time: charged to the task
 					   that ran (rq->curr) */

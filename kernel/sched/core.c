@@ -202,8 +202,26 @@ static void activate_task(struct rq *rq, struct task *p, int flags)
 
 void deactivate_task(struct rq *rq, struct task *p, int flags)
 {
-	p->on_rq = 0;
 	p->sched_class->dequeue_task(rq, p, flags);
+	/* Last, with release: a wake_up() that reads on_rq == 0 without
+	 * rq->lock (try_to_wake_up) goes on to queue p elsewhere at once,
+	 * so the class must be done with p by then. */
+	smp_store_release(&p->on_rq, 0);
+}
+
+/*
+ * The class moves p between the two runqueues; p->on_rq stays set all
+ * along (Linux marks it TASK_ON_RQ_MIGRATING): a wake_up() that reads it
+ * locklessly must never take a queued task for a dequeued one and queue
+ * it a second time.  task_rq_lock() follows p->cpu, which changes under
+ * both locks, so a waker finds p on one runqueue or the other.
+ */
+static void move_task(struct rq *src, struct rq *dst, struct task *p)
+{
+	p->sched_class->dequeue_task(src, p, DEQUEUE_MIGRATE);
+	WRITE_ONCE(p->cpu, cpu_of(dst));
+	p->nr_migrations++;
+	p->sched_class->enqueue_task(dst, p, ENQUEUE_MIGRATED);
 }
 
 void move_queued_task(struct rq *src, struct rq *dst, struct task *p)
@@ -212,10 +230,16 @@ void move_queued_task(struct rq *src, struct rq *dst, struct task *p)
 	if (!((p->cpus_allowed >> cpu_of(dst)) & 1))
 		panic("move_queued_task: %s may not run on cpu%d (affinity %#llx)",
 		      p->name, cpu_of(dst), (unsigned long long)p->cpus_allowed);
-	deactivate_task(src, p, DEQUEUE_MIGRATE);
-	WRITE_ONCE(p->cpu, cpu_of(dst));
-	p->nr_migrations++;
-	activate_task(dst, p, ENQUEUE_MIGRATED);
+	move_task(src, dst, p);
+}
+
+void move_blocked_task(struct rq *src, struct rq *dst, struct task *p)
+{
+	BUG_ON(!p->on_rq || p->on_cpu || task_on_cpu(src, p) || src->donor == p ||
+	       p->cpu != cpu_of(src) || p->state != TASK_SLEEPING);
+	if (p->wake_cpu < 0)
+		p->wake_cpu = cpu_of(src);
+	move_task(src, dst, p);
 }
 
 void wakeup_preempt_rq(struct rq *rq, struct task *p)
@@ -256,6 +280,10 @@ static struct task *pick_next_task(struct rq *rq, struct task *prev)
 		if (c == prev->sched_class)
 			break;
 	}
+	/* A balance op may have dropped rq->lock, and a wakeup meanwhile
+	 * may have given the donor's context to idle (return migration of
+	 * a lent donor, try_to_wake_up): put back what is the donor now. */
+	prev = rq->donor;
 	prev->sched_class->put_prev_task(rq, prev);
 	for_each_class(c) {
 		struct task *p = c->pick_next_task(rq);
@@ -301,6 +329,15 @@ void finish_task_switch(void)
  * find_proxy_task() (proxy.c) says which task runs for it (rq->curr).
  * The class that picked works with the donor: put_prev_task and
  * set_next_task are always about rq->donor, never about rq->curr.
+ *
+ * find_proxy_task() may drop rq->lock to move a donor's chain to its
+ * owner's CPU (then it returns NULL and we pick again).  Meanwhile prev
+ * is still rq->curr, so nothing else moves it; a wake_up() of prev finds
+ * it queued (state changed under rq->lock, seen by the next pick) or
+ * dequeued (it waits for prev->on_cpu to drop after the switch).
+ * need_resched is cleared before the pick, so a request made while the
+ * lock was dropped is not lost; find_proxy_task sets it when it lets
+ * idle run only until prev is off the CPU.
  */
 static void __schedule(int mode)
 {
@@ -316,6 +353,7 @@ static void __schedule(int mode)
 	if (mode != SM_PREEMPT && prev->state != TASK_RUNNING &&
 	    !proxy_blocked(prev))
 		deactivate_task(rq, prev, DEQUEUE_SLEEP);
+	WRITE_ONCE(c->need_resched, false);
 	for (;;) {
 		donor = pick_next_task(rq, rq->donor);
 		rq->donor = donor;
@@ -326,11 +364,14 @@ static void __schedule(int mode)
 		next = find_proxy_task(rq, donor);
 		if (next)
 			break;
-		/* The donor left the runqueue or its chain changed. */
+		/* The donor left the runqueue, moved, or its chain changed. */
 	}
-	if (next != donor)
-		proxy_check_pick(rq, donor, next);
-	WRITE_ONCE(c->need_resched, false);
+	if (next != rq->donor)		/* a proxy (not idle with idle) */
+		proxy_check_pick(rq, rq->donor, next);
+	/* Always on: a task lent to this CPU never runs here. */
+	if (__builtin_expect(next->wake_cpu >= 0, 0))
+		panic("sched: %s runs on cpu%d where it was only lent (from cpu%d)",
+		      next->name, cpu_of(rq), next->wake_cpu);
 	if (next == prev) {
 		spin_unlock_raw(&rq->lock);
 		return;
@@ -425,7 +466,9 @@ static void ttwu_activate(struct rq *rq, struct task *p, int flags,
 
 static int select_cpu(struct task *p, int flags)
 {
-	int cpu = p->sched_class->select_task_rq(p, p->cpu, flags);
+	/* A donor lent to another CPU starts from the one it came from. */
+	int prev = p->wake_cpu >= 0 ? p->wake_cpu : p->cpu;
+	int cpu = p->sched_class->select_task_rq(p, prev, flags);
 
 	/* A class may only choose inside the affinity; a bug otherwise. */
 	if (cpu < 0 || cpu >= ncpus || !((task_cpus_online(p) >> cpu) & 1))
@@ -441,6 +484,12 @@ static int select_cpu(struct task *p, int flags)
  * back to a woken owner (proxy_wake_donors) stays TASK_SLEEPING and
  * blocked on its mutex, queued only so that the pick can follow its
  * chain.  p->pi_lock held; returns with it held.
+ *
+ * Return migration happens here and only here: a waiter woken to take
+ * its lock (handoff, release, timeout, wound) that is queued where it
+ * may not run (proxy_lent: lent there as a donor, or outside its
+ * affinity) leaves that runqueue and is placed like any sleeper, by its
+ * class, starting from the CPU it was lent from.  It never runs there.
  */
 static bool try_to_wake_up(struct task *p, int cpu, bool keep_blocked)
 {
@@ -455,8 +504,23 @@ static bool try_to_wake_up(struct task *p, int cpu, bool keep_blocked)
 		if (!m || m == PROXY_WAKING)
 			return false;	/* woken otherwise meanwhile */
 	}
-	if (READ_ONCE(p->on_rq)) {
+	if (smp_load_acquire(&p->on_rq)) {	/* pairs with deactivate_task */
 		rq = task_rq_lock(p);
+		if (p->on_rq && !keep_blocked && !p->on_cpu &&
+		    proxy_lent(p, cpu_of(rq))) {
+			/* Lent here: take it off and place it below.  Lent
+			 * tasks never run where they are lent (a running one
+			 * outside a new affinity is its stopper's business,
+			 * sched_setaffinity); it may be the donor an owner
+			 * runs for. */
+			update_rq_clock(rq);
+			if (rq->donor == p) {
+				update_curr(rq);
+				proxy_donor_to_idle(rq, p);
+				resched_curr(rq);
+			}
+			deactivate_task(rq, p, DEQUEUE_SLEEP);
+		}
 		if (p->on_rq) {
 			/* Never left its runqueue: just keep it.  Under proxy
 			 * execution the pick may be following a chain
@@ -470,6 +534,10 @@ static bool try_to_wake_up(struct task *p, int cpu, bool keep_blocked)
 		}
 		spin_unlock_raw(&rq->lock);
 	}
+	/* A donor parked on another owner meanwhile (this wakeup is a stale
+	 * one from a drain): that owner's wakeup brings it back. */
+	if (keep_blocked && READ_ONCE(p->parked_on))
+		return false;
 	/* Dequeued; it may still be switching out on its old CPU.  Only
 	 * after on_cpu drops are its registers saved and may it move.  This
 	 * is the one place a woken task changes CPU. */
@@ -477,6 +545,8 @@ static bool try_to_wake_up(struct task *p, int cpu, bool keep_blocked)
 		arch_cpu_relax();
 	if (cpu < 0 || !((task_cpus_online(p) >> cpu) & 1))
 		cpu = select_cpu(p, ENQUEUE_WAKEUP);
+	if (!keep_blocked)
+		p->wake_cpu = -1;	/* back where it may run */
 	rq = cpu_rq(cpu);
 	spin_lock_raw(&rq->lock);
 	if (p->cpu != cpu)

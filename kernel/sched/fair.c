@@ -489,7 +489,9 @@ static void enqueue_task_fair(struct rq *rq, struct task *p, int flags)
 	struct cfs_rq *cfs = &rq->cfs;
 	struct sched_entity *se = &p->se;
 
-	BUG_ON(se->on_rq);
+	if (se->on_rq)
+		panic("fair: %s enqueued twice on cpu%d", p->name,
+		      cpu_of(rq));
 	BUG_ON(!se->weight);
 	sync_curr(rq);
 	place_entity(cfs, se, flags);

@@ -87,11 +87,18 @@ void double_unlock_balance(struct rq *this_rq, struct rq *busiest);
  * Move @p, queued on @src and not running there, to @dst.  Both locks
  * held.  Checks that @dst is in p's affinity (panics otherwise: a caller
  * bug).  Does not decide preemption on @dst: call wakeup_preempt_rq().
- * on_rq reads 0 for a moment, and wake_up() looks at on_rq before it
- * takes a runqueue lock: so the caller must hold p->pi_lock too, or @p
- * must not be TASK_SLEEPING (a blocked donor is; balancers skip those).
+ * p->on_rq stays set all along, so a concurrent wake_up() finds p queued
+ * on one runqueue or the other (task_rq_lock follows p->cpu).
  */
 void move_queued_task(struct rq *src, struct rq *dst, struct task *p);
+/*
+ * Proxy execution: move @p, a task blocked on a mutex (TASK_SLEEPING)
+ * queued on @src, neither running there nor src->donor, to @dst where
+ * the owner it waits for is, whatever its affinity: it only lends its
+ * scheduling context there.  Records in p->wake_cpu where it came from
+ * (the first move only); its wakeup takes it back.  Both locks held.
+ */
+void move_blocked_task(struct rq *src, struct rq *dst, struct task *p);
 /* @p was just queued on @rq: preempt rq->donor if p should run first. */
 void wakeup_preempt_rq(struct rq *rq, struct task *p);
 

@@ -28,9 +28,16 @@
  *                                on the owner's blocked_head; when the
  *                                owner is woken, proxy_wake_donors()
  *                                brings it back on the owner's CPU.
- *   owner on another CPU         (issue 5 migrates the chain there) for
- *                                now the donor sleeps like a plain mutex
- *                                waiter; mutex_unlock wakes it.
+ *   owner on another CPU         the donor, with every blocked task of
+ *                                its chain queued here, moves to the
+ *                                owner's CPU and the pick runs again
+ *                                (proxy_migrate).  There they are lent
+ *                                tasks (proxy_lent): they never run
+ *                                there; the wakeup that hands one its
+ *                                lock moves it back (try_to_wake_up).
+ *   a lent task must run         (handed its lock, timed out...) it
+ *                                leaves the runqueue; the wakeup on
+ *                                its way places it (proxy_leave).
  *   more hops than tasks queued  a blocked_on cycle: a deadlock.  It is
  *                                reported (every task and mutex named),
  *                                and the donor sleeps like a plain
@@ -42,18 +49,21 @@
  * Locks: rq->lock -> mutex wait_lock -> task blocked_lock (mutex.h).
  * Within one walk only one wait_lock is held at a time; everything the
  * walk concludes is re-checked under the next hop's lock or is safe to
- * get wrong briefly (the pick simply runs again).
+ * get wrong briefly (the pick simply runs again).  Moving a chain takes
+ * the owner's rq->lock too and may drop this one (double_lock_balance):
+ * the move checks every task again under both.
  */
 #include "internal.h"
 #include "string.h"
 #include <printf.h>
 
 unsigned long proxy_nr_deadlocks;
+unsigned long proxy_nr_migrations;
 char proxy_deadlock_report[PROXY_REPORT_LEN];
 
 /* Give the CPU's scheduling context to idle, so @donor can leave (or be
- * deactivated) without being rq->donor.  rq->lock held. */
-static void proxy_donor_to_idle(struct rq *rq, struct task *donor)
+ * deactivated) without being rq->donor.  rq->lock held.  (proxy.h) */
+void proxy_donor_to_idle(struct rq *rq, struct task *donor)
 {
 	donor->sched_class->put_prev_task(rq, donor);
 	rq->idle->sched_class->set_next_task(rq, rq->idle);
@@ -215,14 +225,17 @@ enum hop {
 	HOP_NEXT,	/* continue from *ownerp */
 	HOP_RUN,	/* run *ownerp (p, or the donor itself) */
 	HOP_REPICK,	/* something changed: pick again */
-	HOP_SLEEP,	/* donor must leave the runqueue (plain waiter) */
 	HOP_PARKED,	/* donor parked on a sleeping owner */
+	HOP_MIGRATE,	/* owner on CPU *cpup: move the chain there */
+	HOP_LENT,	/* p must run but may not run here (proxy_lent) */
 };
 
+/* One hop from @p (queued here, blocked).  rq->lock held. */
 static enum hop proxy_hop(struct rq *rq, struct task *donor, struct task *p,
-			  struct task **ownerp)
+			  struct task **ownerp, int *cpup)
 {
 	struct mutex *m = READ_ONCE(p->blocked_on);
+	bool lent = proxy_lent(p, cpu_of(rq));
 	struct task *owner;
 	enum hop verdict;
 
@@ -230,7 +243,7 @@ static enum hop proxy_hop(struct rq *rq, struct task *donor, struct task *p,
 		return HOP_REPICK;	/* got its lock meanwhile */
 	if (m == PROXY_WAKING) {
 		*ownerp = p;
-		return HOP_RUN;
+		return lent ? HOP_LENT : HOP_RUN;
 	}
 	spin_lock_raw(&m->wait_lock);
 	if (get_task_blocked_on(p) != m) {
@@ -238,15 +251,21 @@ static enum hop proxy_hop(struct rq *rq, struct task *donor, struct task *p,
 		goto out;
 	}
 	owner = mutex_owner(m);
-	if (!owner) {
+	if (!owner && lent) {
+		/* Released, waiters not woken yet, but p may not run here
+		 * to retake it: it waits like a plain waiter (not marked:
+		 * nobody would wake it), the unlocker wakes one. */
+		verdict = HOP_LENT;
+	} else if (!owner) {
 		/* Released, its waiters not woken yet: p runs and retakes it. */
 		set_task_blocked_on_waking(p, m);
 		*ownerp = p;
 		verdict = HOP_RUN;
 	} else if (owner == p) {
-		/* Handed to p, which has not seen it yet: let it run. */
+		/* Handed to p, which has not seen it yet: let it run (its
+		 * waker moves it first if it was lent here). */
 		*ownerp = p;
-		verdict = HOP_RUN;
+		verdict = lent ? HOP_LENT : HOP_RUN;
 	} else if (!READ_ONCE(owner->on_rq)) {
 		/* The donor's state is stable under rq->lock (it is queued):
 		 * woken meanwhile, it runs rather than parks. */
@@ -256,8 +275,10 @@ static enum hop proxy_hop(struct rq *rq, struct task *donor, struct task *p,
 		} else {
 			verdict = proxy_park(donor, owner) ? HOP_PARKED : HOP_REPICK;
 		}
-	} else if (READ_ONCE(owner->cpu) != cpu_of(rq)) {
-		verdict = HOP_SLEEP;
+	} else if ((*cpup = READ_ONCE(owner->cpu)) != cpu_of(rq)) {
+		/* Queued or running there (read once: it may be moving).
+		 * If it moves on meanwhile, the walk there follows it. */
+		verdict = HOP_MIGRATE;
 	} else {
 		/* Queued here: rq->lock keeps it here and alive. */
 		spin_lock_raw(&owner->blocked_lock);
@@ -272,29 +293,150 @@ out:
 }
 
 /*
+ * @p must run to take its lock (handed over, released, timed out,
+ * wounded) but may not run here: it was lent to this CPU (proxy_lent).
+ * Whoever marked it PROXY_WAKING is about to wake it, and that wakeup
+ * places it where it may run (for a released mutex not marked, the
+ * unlocker wakes a waiter, as for plain waiters).  Until then it waits
+ * off the runqueue like any sleeping waiter.  Its state is stable here:
+ * a wakeup of a queued task changes it only under rq->lock, and moves a
+ * lent task off this runqueue as it does.  Returns NULL: pick again.
+ */
+static struct task *proxy_leave(struct rq *rq, struct task *donor,
+				struct task *p)
+{
+	if (READ_ONCE(p->state) != TASK_SLEEPING)
+		panic("proxy: %s is woken but still queued on cpu%d, where it "
+		      "may not run", p->name, cpu_of(rq));
+	if (p == donor)
+		proxy_donor_to_idle(rq, donor);
+	deactivate_task(rq, p, DEQUEUE_SLEEP);
+	return NULL;
+}
+
+/* ---- Moving a chain to its owner's CPU ------------------------------- */
+
+/* @p, seen in a chain, can still be lent: queued here, not on a CPU, not
+ * the donor, asleep and waiting for a mutex.  rq->lock held. */
+static bool proxy_can_lend(struct rq *rq, struct task *p)
+{
+	struct mutex *m = READ_ONCE(p->blocked_on);
+
+	return p->on_rq && p->cpu == cpu_of(rq) && !READ_ONCE(p->on_cpu) &&
+	       p != rq->curr && p != rq->donor &&
+	       READ_ONCE(p->state) == TASK_SLEEPING &&
+	       m && m != PROXY_WAKING && locking_mode == LOCKING_PROXY;
+}
+
+/* The owner of the mutex @p waits for, if it is queued on @rq.  Under the
+ * mutex's wait_lock the owner cannot release it (p waits, so unlock
+ * takes the slow path) and cannot exit; once seen queued here, rq->lock
+ * keeps it here.  rq->lock held. */
+static struct task *proxy_owner_here(struct rq *rq, struct task *p)
+{
+	struct mutex *m = READ_ONCE(p->blocked_on);
+	struct task *owner, *next = NULL;
+
+	if (!m || m == PROXY_WAKING)
+		return NULL;
+	spin_lock_raw(&m->wait_lock);
+	if (get_task_blocked_on(p) == m) {
+		owner = mutex_owner(m);
+		if (owner && owner != p && READ_ONCE(owner->on_rq) &&
+		    READ_ONCE(owner->cpu) == cpu_of(rq))
+			next = owner;
+	}
+	spin_unlock_raw(&m->wait_lock);
+	return next;
+}
+
+/*
+ * The chain of @donor, queued on @rq, ends at an owner queued or running
+ * on @cpu: move the donor and every blocked task of its chain queued
+ * here to @cpu, and pick again (Linux's proxy_migrate_task()).  The
+ * owner does not move, so its affinity is respected; the donors' need
+ * not be: they only lend their scheduling context there (proxy_lent),
+ * and the wakeup that hands one its lock moves it back.
+ *
+ *   this CPU (pick)                      owner's CPU
+ *   donor -> idle (rq->donor)
+ *   double_lock_balance: both rq locks,
+ *     this one maybe dropped and
+ *     retaken (the chain may change:
+ *     check each task again)
+ *   for donor, then each owner in its
+ *   chain that is queued here:
+ *     move_blocked_task (on_rq stays 1)  enqueued, still TASK_SLEEPING
+ *     wakeup_preempt_rq                  resched: its pick finds the
+ *   unlock the owner's rq; return NULL     donor and runs the owner
+ *
+ * A task that cannot move (woken meanwhile, marked waking, gone) ends
+ * the move there: what moved is correct on its own, what stays is
+ * picked and walked again here.
+ *
+ * prev, still on this CPU's stack, cannot move yet.  If it is in the
+ * chain (a task that just blocked, or an owner that just blocked in
+ * turn), run idle until it has switched out (Linux's
+ * proxy_resched_idle): need_resched makes idle pick again at once, and
+ * by then prev->on_cpu is 0.  rq->lock held, may be dropped.
+ */
+static struct task *proxy_migrate(struct rq *rq, struct task *donor, int cpu,
+				  bool prev_in_chain)
+{
+	struct rq *dst = cpu_rq(cpu);
+	struct task *p = donor;
+
+	proxy_donor_to_idle(rq, donor);
+	if (prev_in_chain) {
+		WRITE_ONCE(rq->cpu->need_resched, true);
+		return rq->idle;
+	}
+	double_lock_balance(rq, dst);
+	update_rq_clock(dst);
+	while (p && proxy_can_lend(rq, p)) {
+		struct task *next = proxy_owner_here(rq, p);
+
+		move_blocked_task(rq, dst, p);
+		wakeup_preempt_rq(dst, p);
+		p = next;
+	}
+	double_unlock_balance(rq, dst);
+	proxy_nr_migrations++;
+	return NULL;
+}
+
+/* ---- The walk, whole ------------------------------------------------- */
+
+/*
  * @donor was picked and is blocked on a mutex (proxy_blocked()).  Find
  * the task to run with its scheduling context: the owner at the end of
  * the chain, or the donor itself when it is on its way to the lock.
  * Returns NULL when the pick must run again (the donor left the
- * runqueue, or the chain changed under us).  rq->lock held; rq->donor
- * == donor, set_next_task done for it.
+ * runqueue or moved to another CPU, or the chain changed under us), or
+ * rq->idle to let prev switch out first (proxy_migrate).  rq->lock
+ * held, may be dropped; rq->donor == donor, set_next_task done for it.
  */
 struct task *find_proxy_task(struct rq *rq, struct task *donor)
 {
 	struct task *p = donor, *owner = NULL;
+	bool prev_in_chain = false;
 	unsigned hops = 0;
+	int cpu = -1;
 
 	while (proxy_blocked(p)) {
 		if (++hops > rq->nr_running + 1) {
 			proxy_report_deadlock(donor);
 			goto sleep;
 		}
-		switch (proxy_hop(rq, donor, p, &owner)) {
+		prev_in_chain |= p == rq->curr;
+		switch (proxy_hop(rq, donor, p, &owner, &cpu)) {
 		case HOP_NEXT:
 			p = owner;
 			continue;
 		case HOP_RUN:
 			return owner;
+		case HOP_LENT:
+			return proxy_leave(rq, donor, p);
 		case HOP_REPICK:
 			return proxy_blocked(donor) ? NULL : donor;
 		case HOP_PARKED:
@@ -307,11 +449,16 @@ struct task *find_proxy_task(struct rq *rq, struct task *donor)
 			if (!proxy_deactivate(rq, donor))
 				panic("proxy: parked %s is running", donor->name);
 			return NULL;
-		case HOP_SLEEP:
+		case HOP_MIGRATE:
+			/* A cycle through other CPUs: report it here rather
+			 * than move it around (the walk there would find it
+			 * too, once it is all on one CPU). */
 			if (proxy_cycle_lockless(donor) &&
-			    proxy_cycle_lockless(donor))
+			    proxy_cycle_lockless(donor)) {
 				proxy_report_deadlock(donor);
-			goto sleep;
+				goto sleep;
+			}
+			return proxy_migrate(rq, donor, cpu, prev_in_chain);
 		}
 	}
 	return p;

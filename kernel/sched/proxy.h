@@ -20,9 +20,26 @@ static inline bool proxy_blocked(const struct task *p)
 	       locking_mode == LOCKING_PROXY;
 }
 
-/* The task to run for the picked, blocked @donor, or NULL to pick again
- * (see proxy.c).  rq->lock held. */
+/*
+ * True if @p, queued on @cpu, may not run there: it was lent to an owner
+ * on that CPU (wake_cpu set, see find_proxy_task) or @cpu is outside its
+ * affinity.  Such a task is only ever a donor there; the wakeup that
+ * hands it its lock moves it back first (try_to_wake_up).
+ */
+static inline bool proxy_lent(const struct task *p, int cpu)
+{
+	return p->wake_cpu >= 0 || !((p->cpus_allowed >> cpu) & 1);
+}
+
+/* The task to run for the picked, blocked @donor; NULL to pick again
+ * (the donor left the runqueue or moved, or the chain changed); or
+ * rq->idle, with need_resched set, to let a task of the chain that is
+ * still on this CPU (prev) switch out before the chain moves.  rq->lock
+ * held; it may be dropped and retaken (the chain moving, see proxy.c). */
 struct task *find_proxy_task(struct rq *rq, struct task *donor);
+/* Give rq's scheduling context to idle, so that @donor (rq->donor) can
+ * leave the runqueue or the CPU.  rq->lock held. */
+void proxy_donor_to_idle(struct rq *rq, struct task *donor);
 /* Always-on checks when a pick runs @next for @donor != next: panics
  * naming the tasks. */
 void proxy_check_pick(struct rq *rq, struct task *donor, struct task *next);
@@ -41,5 +58,8 @@ void wake_up_donor(struct task *p, int cpu);
 #define PROXY_REPORT_LEN 256
 #define PROXY_MAX_REPORT_HOPS 16
 extern unsigned long proxy_nr_deadlocks;
+/* How many times a donor's chain moved to its owner's CPU (racy count,
+ * for the tests and the shell). */
+extern unsigned long proxy_nr_migrations;
 extern char proxy_deadlock_report[PROXY_REPORT_LEN];
 #endif
