@@ -27,6 +27,7 @@ void task_init_common(struct task *t, const char *name)
 	spin_init(&t->pi_lock, "pi_lock");
 	spin_init(&t->blocked_lock, "blocked_lock");
 	list_init(&t->held_mutexes);
+	list_init(&t->rq_node);
 	list_init(&t->blocked_head);
 	list_init(&t->blocked_node);
 	t->sched_class = &fair_sched_class;

@@ -131,6 +131,7 @@ struct task {
 	struct task *joiner;		/* task sleeping in thread_join */
 	bool detached;			/* freed at exit instead of joined */
 	struct list_head all_node;	/* all_tasks list (tasks_lock) */
+	struct list_head rq_node;	/* on rq->tasks while queued (rq->lock) */
 
 	/* Stack: [stack_base, stack_base + TASK_STACK_PAGES*PAGE_SIZE),
 	 * with an unmapped guard page just below stack_base. */
@@ -156,6 +157,9 @@ struct rq {
 	struct cfs_rq cfs;
 	struct rt_rq rt;
 	struct dl_rq dl;
+	struct list_head tasks;		/* every queued task (rq_node), any
+					   class: what push/pull scans for
+					   proxy chains (proxy_chain_of) */
 	uint64_t clock_ns;		/* updated by update_rq_clock() */
 	uint64_t nr_switches;
 	struct task *prev;		/* set across a switch, see core.c */
@@ -215,8 +219,9 @@ struct sched_class {
 	void (*switched_to)(struct rq *rq, struct task *p);
 	void (*switched_from)(struct rq *rq, struct task *p);
 	void (*prio_changed)(struct rq *rq, struct task *p);
-	/* Optional.  @p's affinity changed to @mask (p->pi_lock and rq->lock
-	 * held, p dequeued if it was queued). */
+	/* Optional.  @p's affinity changed to @mask (p->cpus_allowed is
+	 * already set; p->pi_lock and the lock of p's rq held; p may be
+	 * queued there, and is moved off afterwards if @mask excludes it). */
 	void (*set_cpus_allowed)(struct task *p, uint64_t mask);
 };
 

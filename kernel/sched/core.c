@@ -197,12 +197,14 @@ void update_curr(struct rq *rq)
 static void activate_task(struct rq *rq, struct task *p, int flags)
 {
 	p->sched_class->enqueue_task(rq, p, flags);
+	list_add_tail(&p->rq_node, &rq->tasks);
 	p->on_rq = 1;
 }
 
 void deactivate_task(struct rq *rq, struct task *p, int flags)
 {
 	p->sched_class->dequeue_task(rq, p, flags);
+	list_del_init(&p->rq_node);
 	/* Last, with release: a wake_up() that reads on_rq == 0 without
 	 * rq->lock (try_to_wake_up) goes on to queue p elsewhere at once,
 	 * so the class must be done with p by then. */
@@ -219,9 +221,11 @@ void deactivate_task(struct rq *rq, struct task *p, int flags)
 static void move_task(struct rq *src, struct rq *dst, struct task *p)
 {
 	p->sched_class->dequeue_task(src, p, DEQUEUE_MIGRATE);
+	list_del_init(&p->rq_node);
 	WRITE_ONCE(p->cpu, cpu_of(dst));
 	p->nr_migrations++;
 	p->sched_class->enqueue_task(dst, p, ENQUEUE_MIGRATED);
+	list_add_tail(&p->rq_node, &dst->tasks);
 }
 
 void move_queued_task(struct rq *src, struct rq *dst, struct task *p)
@@ -233,11 +237,11 @@ void move_queued_task(struct rq *src, struct rq *dst, struct task *p)
 	move_task(src, dst, p);
 }
 
-void move_blocked_task(struct rq *src, struct rq *dst, struct task *p)
+void move_blocked_task(struct rq *src, struct rq *dst, struct task *p, bool lend)
 {
 	BUG_ON(!p->on_rq || p->on_cpu || task_on_cpu(src, p) || src->donor == p ||
-	       p->cpu != cpu_of(src) || p->state != TASK_SLEEPING);
-	if (p->wake_cpu < 0)
+	       p->cpu != cpu_of(src));
+	if (p->wake_cpu < 0 && (lend || !((p->cpus_allowed >> cpu_of(dst)) & 1)))
 		p->wake_cpu = cpu_of(src);
 	move_task(src, dst, p);
 }
@@ -716,6 +720,7 @@ void sched_init_cpu(struct cpu *c)
 	struct task *idle;
 
 	spin_init(&rq->lock, "rq");
+	list_init(&rq->tasks);
 	rq->cpu = c;
 	if (c->id == 0 && rq->curr) {
 		idle = rq->curr;		/* the boot context, see sched_init */

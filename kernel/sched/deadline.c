@@ -256,31 +256,40 @@ static void dl_budget_timer(struct timer *t)
 /* ---- Push and pull (global EDF) ------------------------------------ */
 
 /*
- * May @p, queued on @src, move to @dst_cpu?  Not if it runs there or is
- * being switched to (rq->curr, rq->donor, dl.running), and only inside
- * its affinity.  The one migration check of this class.
+ * May @p, queued on @src, move with its proxy chain (@c) to @dst_cpu (-1:
+ * to some other CPU)?  Not if any of the chain runs there or is being
+ * switched to (rq->curr, rq->donor, dl.running), and only where the
+ * chain's last task, the one that would run for it, may run
+ * (proxy_chain_of).  The one migration check of this class.
  */
-static bool can_migrate_dl(struct rq *src, struct task *p, int dst_cpu)
+static bool can_migrate_dl(struct rq *src, struct task *p, int dst_cpu,
+			   struct proxy_chain *c)
 {
-	return on_dl_rq(&p->dl) && p != src->curr && p != src->donor &&
-	       p != src->dl.running && !p->on_cpu && !proxy_blocked(p) &&
-	       ((task_cpus_online(p) >> dst_cpu) & 1);
+	if (!on_dl_rq(&p->dl) || p == src->dl.running || !proxy_chain_of(src, p, c))
+		return false;
+	c->cpus &= ~(1ULL << cpu_of(src));
+	return dst_cpu >= 0 ? (c->cpus >> dst_cpu) & 1 : c->cpus != 0;
 }
 
-/* Earliest task on @src that could run on @dst_cpu (-1: anywhere but
- * src), skipping the running one.  src->lock held. */
-static struct task *pick_pushable(struct rq *src, int dst_cpu)
+/* Earliest task waiting on @src (not the running one).  src->lock held. */
+static struct task *dl_first_waiting(struct rq *src)
 {
 	for (struct rb_node *n = rb_first_cached(&src->dl.root); n; n = rb_next(n)) {
 		struct task *p = dl_task_of(rb_entry(n, struct sched_dl_entity, rb_node));
 
-		if (p == src->curr || p == src->donor || p == src->dl.running)
-			continue;
-		if (dst_cpu >= 0)
-			return can_migrate_dl(src, p, dst_cpu) ? p : NULL;
-		return p;
+		if (p != src->curr && p != src->donor && p != src->dl.running)
+			return p;
 	}
 	return NULL;
+}
+
+/* The earliest waiting task on @src if it can move, with its chain @c,
+ * to @dst_cpu (-1: anywhere but src).  src->lock held. */
+static struct task *pick_pushable(struct rq *src, int dst_cpu, struct proxy_chain *c)
+{
+	struct task *p = dl_first_waiting(src);
+
+	return p && can_migrate_dl(src, p, dst_cpu, c) ? p : NULL;
 }
 
 /* Does @p, with deadline @dl, run first on @rq?  rq->lock held. */
@@ -299,7 +308,8 @@ static bool dl_runs_first_on(struct rq *rq, uint64_t dl)
  */
 static bool push_dl_task(struct rq *rq)
 {
-	struct task *p = pick_pushable(rq, -1);
+	struct proxy_chain c;
+	struct task *p = dl_first_waiting(rq);
 	struct rq *later;
 	int cpu;
 
@@ -310,17 +320,21 @@ static bool push_dl_task(struct rq *rq)
 		resched_curr(rq);
 		return false;
 	}
-	cpu = cpudl_find(task_cpus_online(p) & ~(1ULL << cpu_of(rq)), p->dl.deadline, -1);
+	if (!can_migrate_dl(rq, p, -1, &c))
+		return false;
+	cpu = cpudl_find(c.cpus, p->dl.deadline, -1);
 	if (cpu < 0)
 		return false;
 	later = cpu_rq(cpu);
-	if (double_lock_balance(rq, later) &&
-	    (pick_pushable(rq, -1) != p || p->cpu != cpu_of(rq))) {
+	/* The chain is looked at again under both locks (if rq was
+	 * unlocked, p may be gone: only compare the pointer). */
+	double_lock_balance(rq, later);
+	if (pick_pushable(rq, -1, &c) != p) {
 		double_unlock_balance(rq, later);
-		return true;	/* changed while unlocked: look again */
+		return true;	/* changed: look again */
 	}
-	if (can_migrate_dl(rq, p, cpu) && dl_runs_first_on(later, p->dl.deadline)) {
-		move_queued_task(rq, later, p);
+	if (((c.cpus >> cpu) & 1) && dl_runs_first_on(later, p->dl.deadline)) {
+		proxy_chain_move(rq, later, &c);
 		wakeup_preempt_rq(later, p);
 		double_unlock_balance(rq, later);
 		return true;
@@ -349,17 +363,18 @@ static void pull_dl_task(struct rq *rq)
 	while (mask) {
 		int cpu = ctz64(mask);
 		struct rq *src = cpu_rq(cpu);
+		struct proxy_chain c;
 		struct task *p;
 
 		mask &= mask - 1;
 		if (READ_ONCE(src->dl.dl_nr_running) < 2)
 			continue;
 		double_lock_balance(rq, src);
-		p = src->dl.dl_nr_running > 1 ? pick_pushable(src, this_cpu) : NULL;
+		p = src->dl.dl_nr_running > 1 ? pick_pushable(src, this_cpu, &c) : NULL;
 		/* Skip a task that is about to preempt its own CPU anyway. */
 		if (p && dl_runs_first_on(rq, p->dl.deadline) &&
 		    !(src->dl.running && p->dl.deadline < src->dl.running->dl.deadline)) {
-			move_queued_task(src, rq, p);
+			proxy_chain_move(src, rq, &c);
 			resched_curr(rq);
 		}
 		double_unlock_balance(rq, src);

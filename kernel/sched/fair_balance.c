@@ -5,8 +5,9 @@
  * (fair_trigger_load_balance).  The queue, the pick and the class table
  * are in fair.c.
  *
- * Load is the sum of the queued fair weights (no PELT); a CPU pulls from
- * the busiest one while that narrows the gap.  Whether a task may move is
+ * Load is the sum of the queued fair weights (no PELT), less the tasks
+ * blocked on a mutex when the balancer moves tasks (runnable_load); a CPU
+ * pulls from the busiest one while that narrows the gap.  Whether a task may move is
  * decided in one place, can_migrate_task().
  */
 #include "fair_internal.h"
@@ -74,20 +75,43 @@ int select_task_rq_fair(struct task *p, int prev_cpu, int flags)
 
 /*
  * The one place that decides whether the balancer may move @p from @src
- * to @dst_cpu.  Never the running task nor the donor (proxy execution
- * will add: nor a task blocked on a mutex), never outside its affinity.
- * src->lock held.
+ * to @dst_cpu.  Never the running task nor the donor, never outside its
+ * affinity, and only a lone task: not one blocked on a mutex (a blocked
+ * donor stays with its chain; RT and deadline push/pull move whole
+ * chains, the fair balancer does not) nor the would-be proxy of a chain
+ * queued on @src (proxy_chain_of).  src->lock held.
  */
 static bool can_migrate_task(struct rq *src, struct task *p, int dst_cpu)
 {
-	/* A blocked donor stays with its chain (proxy.c; moving whole
-	 * chains is for the cross-CPU proxy work). */
-	if (task_on_cpu(src, p) || src->donor == p || READ_ONCE(p->on_cpu) ||
-	    proxy_blocked(p))
-		return false;
+	struct proxy_chain c;
+
 	if (!p->on_rq || p->sched_class != &fair_sched_class)
 		return false;
-	return (task_cpus_online(p) >> dst_cpu) & 1;
+	if (!proxy_chain_of(src, p, &c) || c.n != 1)
+		return false;
+	return (c.cpus >> dst_cpu) & 1;
+}
+
+/*
+ * The fair load of @rq that can run: its queued weight less the weight of
+ * tasks blocked on a mutex (proxy execution keeps them queued, but what
+ * runs for one is its owner, whose weight is counted already: a chain is
+ * counted once).  rq->lock held.
+ */
+static long runnable_load(struct rq *rq)
+{
+	unsigned long load = rq->cfs.load;
+	struct list_head *pos;
+
+	if (locking_mode != LOCKING_PROXY)
+		return load;
+	list_for_each(pos, &rq->tasks) {
+		struct task *p = list_entry(pos, struct task, rq_node);
+
+		if (p->sched_class == &fair_sched_class && proxy_blocked(p))
+			load -= p->se.weight;
+	}
+	return load;
 }
 
 /*
@@ -97,7 +121,7 @@ static bool can_migrate_task(struct rq *src, struct task *p, int dst_cpu)
  */
 static int move_tasks(struct rq *dst, struct rq *src)
 {
-	long imbalance = (long)src->cfs.load - (long)dst->cfs.load;
+	long imbalance = runnable_load(src) - runnable_load(dst);
 	struct rb_node *node = rb_last(&src->cfs.tasks_timeline.rb_root), *prev;
 	int moved = 0, scanned = 0;
 

@@ -92,13 +92,15 @@ void double_unlock_balance(struct rq *this_rq, struct rq *busiest);
  */
 void move_queued_task(struct rq *src, struct rq *dst, struct task *p);
 /*
- * Proxy execution: move @p, a task blocked on a mutex (TASK_SLEEPING)
- * queued on @src, neither running there nor src->donor, to @dst where
- * the owner it waits for is, whatever its affinity: it only lends its
- * scheduling context there.  Records in p->wake_cpu where it came from
- * (the first move only); its wakeup takes it back.  Both locks held.
+ * Proxy execution: move @p, a task blocked on a mutex queued on @src,
+ * neither running there nor src->donor, to @dst, whatever its affinity.
+ * @lend (donor-chain migration: it only lends its scheduling context to
+ * an owner there), or @dst outside its affinity: record in p->wake_cpu
+ * where it came from (the first move only); its wakeup takes it back.
+ * Push/pull moving a whole chain inside p's affinity does not lend.
+ * Both locks held.
  */
-void move_blocked_task(struct rq *src, struct rq *dst, struct task *p);
+void move_blocked_task(struct rq *src, struct rq *dst, struct task *p, bool lend);
 /* @p was just queued on @rq: preempt rq->donor if p should run first. */
 void wakeup_preempt_rq(struct rq *rq, struct task *p);
 

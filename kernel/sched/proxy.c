@@ -59,6 +59,7 @@
 
 unsigned long proxy_nr_deadlocks;
 unsigned long proxy_nr_migrations;
+unsigned long proxy_nr_chain_moves;
 char proxy_deadlock_report[PROXY_REPORT_LEN];
 
 /* Give the CPU's scheduling context to idle, so @donor can leave (or be
@@ -396,13 +397,94 @@ static struct task *proxy_migrate(struct rq *rq, struct task *donor, int cpu,
 	while (p && proxy_can_lend(rq, p)) {
 		struct task *next = proxy_owner_here(rq, p);
 
-		move_blocked_task(rq, dst, p);
+		move_blocked_task(rq, dst, p, true);
 		wakeup_preempt_rq(dst, p);
 		p = next;
 	}
 	double_unlock_balance(rq, dst);
 	proxy_nr_migrations++;
 	return NULL;
+}
+
+/* ---- Whole chains, for push and pull ---------------------------------- */
+
+/*
+ * Does a chain of tasks queued on @rq end at @p: is a task queued here
+ * blocked on a mutex that @p owns?  Then p is their would-be proxy and
+ * may not move without them.  Lockless look at the owners: p is queued
+ * and not running (the caller checked, under rq->lock), so it can take
+ * or release no mutex meanwhile; a handoff to it racing with us is
+ * followed by the walk later (its donors move to it).  rq->lock held.
+ */
+static bool proxy_chain_ends_at(struct rq *rq, struct task *p)
+{
+	struct list_head *pos;
+
+	if (locking_mode != LOCKING_PROXY)
+		return false;
+	list_for_each(pos, &rq->tasks) {
+		struct task *b = list_entry(pos, struct task, rq_node);
+		struct mutex *m = READ_ONCE(b->blocked_on);
+
+		if (m && m != PROXY_WAKING && mutex_owner(m) == p)
+			return true;
+	}
+	return false;
+}
+
+/* @p may move with its chain: queued here, not running or being
+ * switched to or from, not this CPU's donor.  rq->lock held. */
+static bool proxy_chain_member_ok(struct rq *rq, struct task *p)
+{
+	return p->on_rq && p->cpu == cpu_of(rq) && p != rq->curr &&
+	       p != rq->donor && !READ_ONCE(p->on_cpu);
+}
+
+bool proxy_chain_of(struct rq *rq, struct task *p, struct proxy_chain *c)
+{
+	c->n = 0;
+	for (;;) {
+		struct mutex *m;
+		struct task *owner;
+
+		if (!proxy_chain_member_ok(rq, p) || c->n == PROXY_CHAIN_MAX)
+			return false;
+		c->task[c->n++] = p;
+		if (!proxy_blocked(p)) {
+			/* The end: what runs for the chain.  Not a proxy for
+			 * another chain that would stay behind. */
+			if (c->n == 1 && proxy_chain_ends_at(rq, p))
+				return false;
+			c->cpus = task_cpus_online(p);
+			return true;
+		}
+		/* Blocked: asleep on a real mutex whose owner is queued here
+		 * too (one about to run, or waiting for a remote or sleeping
+		 * owner, is the pick's business). */
+		m = READ_ONCE(p->blocked_on);
+		if (m == PROXY_WAKING || READ_ONCE(p->state) != TASK_SLEEPING)
+			return false;
+		spin_lock_raw(&m->wait_lock);
+		owner = get_task_blocked_on(p) == m ? mutex_owner(m) : NULL;
+		spin_unlock_raw(&m->wait_lock);
+		if (!owner || owner == p)
+			return false;
+		p = owner;
+	}
+}
+
+void proxy_chain_move(struct rq *src, struct rq *dst, const struct proxy_chain *c)
+{
+	for (unsigned i = 0; i < c->n; i++) {
+		struct task *p = c->task[i];
+
+		if (i + 1 < c->n)
+			move_blocked_task(src, dst, p, false);
+		else
+			move_queued_task(src, dst, p);
+	}
+	if (c->n > 1)
+		proxy_nr_chain_moves++;
 }
 
 /* ---- The walk, whole ------------------------------------------------- */

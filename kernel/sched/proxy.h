@@ -40,6 +40,33 @@ struct task *find_proxy_task(struct rq *rq, struct task *donor);
 /* Give rq's scheduling context to idle, so that @donor (rq->donor) can
  * leave the runqueue or the CPU.  rq->lock held. */
 void proxy_donor_to_idle(struct rq *rq, struct task *donor);
+/*
+ * Push/pull move chains, never half of one (docs/proxy.md, "What may
+ * move").  The chain of @p, queued on @rq: p itself, and if p is blocked
+ * on a mutex, the owner, its owner in turn..., up to the task that would
+ * run for them all (the last one).  proxy_chain_of() fills @c and
+ * returns true if a balancer may move the whole chain: every member is
+ * queued on @rq and neither running, nor being switched, nor rq's donor
+ * (so the current chain of a CPU never moves); every blocked member is
+ * asleep on a real mutex; at most PROXY_CHAIN_MAX members; and a lone
+ * task (not blocked) is not the would-be proxy of a chain queued here,
+ * which it would leave behind.
+ * c->cpus: where the chain may run, the last member's (online)
+ * affinity; the others only lend their context there.  rq->lock held.
+ *
+ * proxy_chain_move(): move a chain found under both locks (held) from
+ * @src to @dst (in c->cpus).  Like move_queued_task(), it does not
+ * decide preemption on @dst: wakeup_preempt_rq(dst, c->task[0]).
+ */
+#define PROXY_CHAIN_MAX 8
+struct proxy_chain {
+	struct task *task[PROXY_CHAIN_MAX];
+	unsigned n;
+	uint64_t cpus;
+};
+bool proxy_chain_of(struct rq *rq, struct task *p, struct proxy_chain *c);
+void proxy_chain_move(struct rq *src, struct rq *dst, const struct proxy_chain *c);
+
 /* Always-on checks when a pick runs @next for @donor != next: panics
  * naming the tasks. */
 void proxy_check_pick(struct rq *rq, struct task *donor, struct task *next);
@@ -61,5 +88,7 @@ extern unsigned long proxy_nr_deadlocks;
 /* How many times a donor's chain moved to its owner's CPU (racy count,
  * for the tests and the shell). */
 extern unsigned long proxy_nr_migrations;
+/* How many times push/pull moved a chain of two or more tasks. */
+extern unsigned long proxy_nr_chain_moves;
 extern char proxy_deadlock_report[PROXY_REPORT_LEN];
 #endif

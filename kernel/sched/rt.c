@@ -22,7 +22,9 @@
  *   - pull: a CPU about to lower its priority (its RT task blocked, or it
  *     has no RT work) takes the most important waiting RT task elsewhere
  *     that beats what it would run (balance_rt).
- * Whether a task may move is decided in one place, rt_task_movable().
+ * Push and pull move proxy chains, never half of one: a task blocked on
+ * a mutex moves with the tasks up to the one that would run for it.
+ * Whether a task may move is decided in one place, rt_chain_movable().
  *
  * Throttling (what keeps fair tasks alive): per CPU, RT tasks may use at
  * most rt_runtime_ns in each rt_period_ns (950 ms / 1 s, Linux's
@@ -121,24 +123,28 @@ static void rt_update_overload(struct rq *rq)
 }
 
 /*
- * May @p (queued on @rq) be moved to another CPU right now?  The one place
- * that decides it.  Never the running task nor the donor, never a blocked
- * donor (it stays with its chain), never a task still switching out, and
- * only if its affinity leaves it another online CPU.  rq->lock held.
+ * May @p (queued on @rq), with its proxy chain, be moved to another CPU
+ * right now, and (dst >= 0) to CPU @dst?  The one place that decides it.
+ * A blocked task moves only with the rest of its chain, up to the task
+ * that would run for it, and only to where that task may run; nothing of
+ * a CPU's current chain moves (proxy_chain_of).  Fills @c.  rq->lock
+ * held.
  */
-static bool rt_task_movable(struct rq *rq, struct task *p)
+static bool rt_chain_movable(struct rq *rq, struct task *p, int dst,
+			     struct proxy_chain *c)
 {
-	uint64_t elsewhere = task_cpus_online(p) & ~(1ULL << cpu_of(rq));
-
-	return p->on_rq && p != rq->curr && p != rq->donor &&
-	       !READ_ONCE(p->on_cpu) && !proxy_blocked(p) && elsewhere;
+	if (!proxy_chain_of(rq, p, c))
+		return false;
+	c->cpus &= ~(1ULL << cpu_of(rq));
+	return dst >= 0 ? (c->cpus >> dst) & 1 : c->cpus != 0;
 }
 
 /*
- * The most important queued task of @rq that may move, and (dst >= 0)
- * may run on CPU @dst.  O(queued RT tasks) at worst; push/pull only.
+ * The most important queued task of @rq that may move with its chain
+ * (@c), and (dst >= 0) to CPU @dst.  O(queued RT tasks) at worst;
+ * push/pull only.
  */
-static struct task *rt_pick_pushable(struct rq *rq, int dst)
+static struct task *rt_pick_pushable(struct rq *rq, int dst, struct proxy_chain *c)
 {
 	struct rt_rq *rt = &rq->rt;
 
@@ -149,11 +155,8 @@ static struct task *rt_pick_pushable(struct rq *rq, int dst)
 		list_for_each(pos, &rt->queue[lvl]) {
 			struct task *p = list_entry(pos, struct task, rt.run_list);
 
-			if (!rt_task_movable(rq, p))
-				continue;
-			if (dst >= 0 && !((task_cpus_online(p) >> dst) & 1))
-				continue;
-			return p;
+			if (rt_chain_movable(rq, p, dst, c))
+				return p;
 		}
 	}
 	return NULL;
@@ -426,7 +429,8 @@ static int select_task_rq_rt(struct task *p, int prev_cpu, int flags)
  */
 static bool push_rt_task(struct rq *rq)
 {
-	struct task *p = rt_pick_pushable(rq, -1);
+	struct proxy_chain c;
+	struct task *p = rt_pick_pushable(rq, -1, &c);
 
 	if (!p)
 		return false;
@@ -436,24 +440,23 @@ static bool push_rt_task(struct rq *rq)
 		return false;
 	}
 	for (int tries = 0; tries < 3; tries++) {
-		int cpu = find_lowest_rq(p, task_cpus_online(p), -1);
+		int cpu = find_lowest_rq(p, c.cpus, -1);
 		struct rq *dst;
 		bool moved = false;
 
 		if (cpu < 0 || cpu == cpu_of(rq))
 			return false;
 		dst = cpu_rq(cpu);
-		if (double_lock_balance(rq, dst)) {
-			/* rq was unlocked: p may be gone (even freed).  Only
-			 * compare the pointer with what is queued now. */
-			if (rt_pick_pushable(rq, -1) != p) {
-				double_unlock_balance(rq, dst);
-				return true;	/* something changed: retry */
-			}
+		/* Whether rq was unlocked or not, the chain is looked at
+		 * again under both locks (if it was, p may even be gone:
+		 * only compare the pointer with what is queued now). */
+		double_lock_balance(rq, dst);
+		if (rt_pick_pushable(rq, -1, &c) != p) {
+			double_unlock_balance(rq, dst);
+			return true;	/* something changed: retry */
 		}
-		if (((task_cpus_online(p) >> cpu) & 1) &&
-		    p->prio < dst->rt.highest_prio) {
-			move_queued_task(rq, dst, p);
+		if (((c.cpus >> cpu) & 1) && p->prio < dst->rt.highest_prio) {
+			proxy_chain_move(rq, dst, &c);
 			wakeup_preempt_rq(dst, p);
 			moved = true;
 		}
@@ -493,17 +496,18 @@ static void pull_rt_task(struct rq *rq)
 
 	for (; rto; rto &= rto - 1) {
 		struct rq *src = cpu_rq(ffs64(rto));
+		struct proxy_chain c;
 		struct task *p;
 
 		/* Lockless hint: nothing there beats what we have. */
 		if (READ_ONCE(src->rt.highest_prio) >= rq->rt.highest_prio)
 			continue;
 		double_lock_balance(rq, src);
-		p = rt_pick_pushable(src, self);
+		p = rt_pick_pushable(src, self, &c);
 		/* Skip a task that is about to preempt its own CPU. */
 		if (p && p->prio < rq->rt.highest_prio &&
 		    !(p->prio < src->donor->prio && !src->rt.throttled)) {
-			move_queued_task(src, rq, p);
+			proxy_chain_move(src, rq, &c);
 		}
 		double_unlock_balance(rq, src);
 	}
@@ -534,6 +538,22 @@ static void task_woken_rt(struct rq *rq, struct task *p)
 	(void)p;
 	if (rq->rt.overloaded)
 		push_rt_tasks(rq);
+}
+
+/* @p's affinity changed: a queued task may have become able to move (or
+ * not): recount, and push if this CPU is overloaded now. */
+static void set_cpus_allowed_rt(struct task *p, uint64_t mask)
+{
+	struct rq *rq = cpu_rq(p->cpu);
+	uint64_t cpus = mask & cpus_online_mask();
+	bool migratory = (cpus & (cpus - 1)) != 0;
+
+	if (!p->on_rq || migratory == p->rt.migratory)
+		return;
+	rq->rt.rt_nr_migratory += (int)migratory - (int)p->rt.migratory;
+	p->rt.migratory = migratory;
+	rt_update_overload(rq);
+	rt_queue_push(rq);
 }
 
 /* rq->lock held.  sched_setattr() made @p an RT task. */
@@ -651,6 +671,7 @@ const struct sched_class rt_sched_class = {
 	.select_task_rq = select_task_rq_rt,	/* p->pi_lock */
 	.balance = balance_rt,			/* rq->lock, dropped */
 	.task_woken = task_woken_rt,		/* rq->lock, dropped */
+	.set_cpus_allowed = set_cpus_allowed_rt,	/* pi_lock, rq->lock */
 	.switched_to = switched_to_rt,		/* rq->lock */
 	.switched_from = switched_from_rt,	/* rq->lock */
 	.prio_changed = prio_changed_rt,	/* rq->lock */

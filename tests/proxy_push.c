@@ -1,0 +1,332 @@
+/*
+ * proxy_push.c - RT push/pull move proxy chains whole (kernel/sched/rt.c
+ * rt_chain_movable, kernel/sched/proxy.c proxy_chain_of/proxy_chain_move).
+ *
+ * CPUs A (the case's) and B.  A chain is D (FIFO 80, blocked on m) ->
+ * O (fair, holds m), both queued on A.  Every task starts pinned, so the
+ * order of events is decided by priorities; affinities are widened once
+ * a task is where the case wants it.  Verdicts: where and with whose
+ * context the owner ran its section (it looks from inside), the chain-
+ * move and donor-migration counters, and the hogs' CPU time.
+ *
+ *   whole_chain_pushed      an RT hog takes A: push moves D and O
+ *                           together to B (O's affinity allows it), O
+ *                           runs there for D ahead of B's lower hog; no
+ *                           donor ever had to follow its owner (the
+ *                           chain was never split)
+ *   pinned_owner_chain_stays  the same with O pinned to A: the chain may
+ *                           not go where O cannot run, so nothing moves
+ *                           and O runs for D on A after the hog
+ *   current_chain_stays     O runs for D on A while a queued RT task
+ *                           below D is pulled away by B again and again:
+ *                           the current chain never moves
+ */
+#include "helpers.h"
+#include "cpu.h"
+#include "sched.h"
+#include "mutex.h"
+#include "timer.h"
+#include "arch.h"
+#include "string.h"
+#include "../kernel/sched/internal.h"
+
+#define MS NSEC_PER_MSEC
+#define CS (10 * MS)		/* the owner's section, CPU time */
+
+static uint64_t exec_ns(struct task *p)
+{
+	unsigned long flags = arch_irq_save();
+	uint64_t ns = READ_ONCE(p->sum_exec_ns);
+
+	if (p == this_cpu()->rq.curr)
+		ns += clock_ns() - p->exec_start_ns;
+	arch_irq_restore(flags);
+	return ns;
+}
+
+static struct task *spawn_on(struct ktest *t, const char *name, int cpu,
+			     void (*fn)(void *), void *arg, int rt_prio)
+{
+	struct sched_attr a = { .policy = rt_prio ? SCHED_FIFO : SCHED_NORMAL,
+				.rt_priority = rt_prio };
+	struct thread_opts o = { .attr = &a, .affinity = 1ULL << cpu };
+	struct task *p = NULL;
+	int err = thread_spawn(&p, name, fn, arg, &o);
+
+	if (err)
+		ktest_fail(t, __FILE__, __LINE__, "thread_spawn %s: %d", name, err);
+	return p;
+}
+
+static struct pp {
+	struct mutex m;
+	int a, b;			/* the two CPUs */
+	bool owner_must_be_on_b;	/* O waits for D's context on B */
+	struct task *d, *hog_a, *hog_b;
+	volatile int owner_holds, hog_a_started, hog_b_started, stop, go;
+	volatile int d_done, cs_done, hog_a_done;
+	/* what O saw in its section */
+	int o_cpu;
+	bool lost_donor, moved_in_cs;
+	uint64_t hog_b0, hog_b1;
+	bool hog_a_was_done;		/* when O's section began */
+	unsigned long d_migr0, d_migr1, o_migr0, o_migr1;
+} pp;
+
+static enum locking_mode saved_mode;
+
+static bool begin(struct ktest *t)
+{
+	struct sched_attr a = { .policy = SCHED_FIFO, .rt_priority = 99 };
+
+	if (ncpus < 2) {
+		KSKIP(t, "needs >= 2 CPUs");
+		return false;
+	}
+	memset(&pp, 0, sizeof(pp));
+	pp.a = ncpus - 1;
+	pp.b = ncpus - 2;
+	mutex_init(&pp.m, "push-m");
+	saved_mode = locking_mode;
+	if (locking_set_mode("proxy") != 0 ||
+	    sched_setaffinity(current(), 1ULL << pp.a) != 0 ||
+	    sched_setattr(current(), &a) != 0) {
+		ktest_fail(t, __FILE__, __LINE__, "cannot set up on cpu%d", pp.a);
+		return false;
+	}
+	return true;
+}
+
+static void end(void)
+{
+	struct sched_attr a = { .policy = SCHED_NORMAL };
+
+	sched_setattr(current(), &a);
+	sched_setaffinity(current(), ~0ULL);
+	locking_set_mode(locking_mode_name(saved_mode));
+}
+
+static void wait_flag(volatile int *flag)
+{
+	while (!READ_ONCE(*flag))
+		sleep_ns(MS / 2);
+}
+
+static void join(struct task *p)
+{
+	if (p)
+		thread_join(p);
+}
+
+/* Burns CPU time until pp.stop, or @arg ns of it if nonzero. */
+static void hog_fn(void *arg)
+{
+	struct task *self = current();
+	uint64_t end = exec_ns(self) + (uint64_t)(uintptr_t)arg;
+
+	WRITE_ONCE(*(self == pp.hog_a ? &pp.hog_a_started : &pp.hog_b_started), 1);
+	while (!READ_ONCE(pp.stop) && (!(uintptr_t)arg || exec_ns(self) < end))
+		arch_cpu_relax();
+	if (self == pp.hog_a)
+		pp.hog_a_done = 1;
+}
+
+/* O: holds m; runs its section once it has D's context (on B if asked)
+ * and the case says go. */
+static void owner_fn(void *arg)
+{
+	struct task *self = current();
+	uint64_t end;
+
+	(void)arg;
+	mutex_lock(&pp.m);
+	pp.owner_holds = 1;
+	while (current_donor() != READ_ONCE(pp.d) || !READ_ONCE(pp.go) ||
+	       (pp.owner_must_be_on_b && smp_processor_id() != pp.b)) {
+		if (READ_ONCE(pp.stop))
+			goto out;
+		arch_cpu_relax();
+	}
+	pp.o_cpu = smp_processor_id();
+	pp.hog_b0 = pp.hog_b ? exec_ns(pp.hog_b) : 0;
+	pp.hog_a_was_done = READ_ONCE(pp.hog_a_done);
+	pp.d_migr0 = READ_ONCE(pp.d->nr_migrations);
+	pp.o_migr0 = READ_ONCE(self->nr_migrations);
+	end = exec_ns(self) + CS;
+	while (exec_ns(self) < end) {
+		if (current_donor() != pp.d)
+			pp.lost_donor = true;
+		if (smp_processor_id() != pp.o_cpu)
+			pp.moved_in_cs = true;
+		arch_cpu_relax();
+	}
+	pp.d_migr1 = READ_ONCE(pp.d->nr_migrations);
+	pp.o_migr1 = READ_ONCE(self->nr_migrations);
+	pp.hog_b1 = pp.hog_b ? exec_ns(pp.hog_b) : 0;
+	pp.cs_done = 1;
+out:
+	mutex_unlock(&pp.m);
+}
+
+static void waiter_fn(void *arg)
+{
+	(void)arg;
+	mutex_lock(&pp.m);
+	mutex_unlock(&pp.m);
+	pp.d_done = 1;
+}
+
+/* Wait until @p is blocked on a mutex and off every CPU. */
+static void wait_blocked(struct task *p)
+{
+	while (!READ_ONCE(p->blocked_on) || READ_ONCE(p->on_cpu))
+		sleep_ns(MS / 2);
+}
+
+/*
+ * Set up hog_b (FIFO 50 on B), O (fair, A; affinity then @owner_cpus)
+ * holding m, D (FIFO 80, A; affinity then A|B) blocked on m.
+ */
+static struct task *setup_chain(struct ktest *t, uint64_t owner_cpus,
+				struct task **d)
+{
+	struct task *o;
+
+	pp.hog_b = spawn_on(t, "push-hog-b", pp.b, hog_fn, NULL, 50);
+	wait_flag(&pp.hog_b_started);
+	o = spawn_on(t, "push-owner", pp.a, owner_fn, NULL, 0);
+	wait_flag(&pp.owner_holds);
+	sched_setaffinity(o, owner_cpus);
+	*d = spawn_on(t, "push-waiter", pp.a, waiter_fn, NULL, 80);
+	pp.d = *d;
+	wait_blocked(*d);
+	return o;
+}
+
+static void run_push(struct ktest *t, bool owner_may_move)
+{
+	unsigned long moves0, migr0;
+	struct task *o, *d;
+
+	if (!begin(t))
+		return;
+	pp.owner_must_be_on_b = owner_may_move;
+	o = setup_chain(t, owner_may_move ? (1ULL << pp.a) | (1ULL << pp.b)
+					  : 1ULL << pp.a, &d);
+	moves0 = proxy_nr_chain_moves;
+	migr0 = proxy_nr_migrations;
+	/* D may now run on B too.  A is overloaded (we run, D waits): the
+	 * push may move D's chain now, or when A's hog below takes A. */
+	sched_setaffinity(d, (1ULL << pp.a) | (1ULL << pp.b));
+	pp.go = 1;
+	pp.hog_a = spawn_on(t, "push-hog-a", pp.a, hog_fn,
+			    (void *)(uintptr_t)(50 * MS), 90);
+	join(pp.hog_a);		/* we run again when it is done */
+	while (!READ_ONCE(pp.d_done) && !READ_ONCE(pp.cs_done))
+		sleep_ns(MS);
+	join(d);
+	pp.stop = 1;
+	join(o);
+	join(pp.hog_b);
+	end();
+
+	printk("# owner ran for the waiter on cpu%d (A=%d B=%d)%s; chain moves "
+	       "+%lu, donor migrations +%lu; B's hog +%llu us meanwhile\n",
+	       pp.o_cpu, pp.a, pp.b, pp.hog_a_was_done ? ", after A's hog" : "",
+	       proxy_nr_chain_moves - moves0, proxy_nr_migrations - migr0,
+	       (unsigned long long)((pp.hog_b1 - pp.hog_b0) / 1000));
+	KEXPECT(t, pp.cs_done);
+	KEXPECT(t, pp.d_done);
+	KEXPECT(t, !pp.lost_donor);
+	KEXPECT(t, !pp.moved_in_cs);
+	/* The chain never split: no donor had to follow its owner. */
+	KEXPECT_EQ(t, proxy_nr_migrations - migr0, 0);
+	if (owner_may_move) {
+		/* Pushed whole to B, where D's context beats B's hog. */
+		KEXPECT_EQ(t, pp.o_cpu, pp.b);
+		KEXPECT(t, proxy_nr_chain_moves > moves0);
+		KEXPECT_EQ(t, pp.hog_b1, pp.hog_b0);
+	} else {
+		/* O may not run on B: nothing moved; O ran for D on A, once
+		 * A's hog (50 ms) was done. */
+		KEXPECT_EQ(t, pp.o_cpu, pp.a);
+		KEXPECT_EQ(t, proxy_nr_chain_moves - moves0, 0);
+		KEXPECT(t, pp.hog_a_was_done);
+	}
+}
+
+static void whole_chain_pushed(struct ktest *t) { run_push(t, true); }
+static void pinned_owner_chain_stays(struct ktest *t) { run_push(t, false); }
+
+/* ---- The current chain stays while others move ------------------------ */
+
+static volatile int r_pulled;
+
+/* R: FIFO 70, queued on A below the chain; counts if it ran elsewhere. */
+static void r_fn(void *arg)
+{
+	(void)arg;
+	if (smp_processor_id() != pp.a)
+		__atomic_add_fetch(&r_pulled, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * O runs for D on A: the current chain.  From B, RT tasks below D are
+ * queued on A (each pinned there until it is queued, then free), so A is
+ * overloaded and B, whenever it picks again, pulls: what it may pull is
+ * R, never D or O.  The case thread runs on B so that nothing preempts
+ * the chain on A (a preempted chain is not current and may move whole).
+ */
+static void current_chain_stays(struct ktest *t)
+{
+	struct task *o, *d;
+	int rounds = 0;
+
+	if (!begin(t))
+		return;
+	r_pulled = 0;
+	if (sched_setaffinity(current(), 1ULL << pp.b) != 0) {
+		ktest_fail(t, __FILE__, __LINE__, "cannot move to cpu%d", pp.b);
+		end();
+		return;
+	}
+	o = spawn_on(t, "push-owner", pp.a, owner_fn, NULL, 0);
+	wait_flag(&pp.owner_holds);
+	sched_setaffinity(o, ~0ULL);
+	d = spawn_on(t, "push-waiter", pp.a, waiter_fn, NULL, 80);
+	pp.d = d;
+	wait_blocked(d);
+	sched_setaffinity(d, ~0ULL);
+	pp.go = 1;
+	while (!READ_ONCE(pp.cs_done) && rounds < 200) {
+		struct task *r = spawn_on(t, "push-r", pp.a, r_fn, NULL, 70);
+
+		sched_setaffinity(r, ~0ULL);
+		join(r);
+		rounds++;
+	}
+	while (!READ_ONCE(pp.d_done))
+		sleep_ns(MS);
+	join(d);
+	join(o);
+	end();
+
+	printk("# owner ran for the waiter on cpu%d; %d RT tasks queued beside "
+	       "the chain, %d of them pulled away\n", pp.o_cpu, rounds, r_pulled);
+	KEXPECT(t, pp.cs_done);
+	KEXPECT_EQ(t, pp.o_cpu, pp.a);
+	KEXPECT(t, !pp.lost_donor);
+	KEXPECT(t, !pp.moved_in_cs);
+	KEXPECT_EQ(t, pp.d_migr1, pp.d_migr0);
+	KEXPECT_EQ(t, pp.o_migr1, pp.o_migr0);
+	KEXPECT(t, rounds > 0);
+	KEXPECT(t, r_pulled > 0);
+}
+
+static struct ktest_case proxy_push_cases[] = {
+	KTEST_CASE(whole_chain_pushed),
+	KTEST_CASE(pinned_owner_chain_stays),
+	KTEST_CASE(current_chain_stays),
+	{0}
+};
+KTEST_SUITE(proxy_push, proxy_push_cases);
