@@ -103,7 +103,7 @@ struct ps_row {
 	const char *class;
 	uint64_t runtime_ns;
 	char name[TASK_NAME_LEN];
-	char note[48];		/* "waits for m", "runs for t" (proxy) */
+	char note[64];		/* "waits for m", "runs for t" (proxy) */
 };
 
 struct ps_snapshot {
@@ -134,6 +134,9 @@ static void ps_collect(struct task *t, void *arg)
 	r->note[0] = '\0';
 	if (t->blocked_on == PROXY_WAKING)
 		snprintf(r->note, sizeof(r->note), "waking");
+	else if (t->blocked_on && t->wake_cpu >= 0)
+		snprintf(r->note, sizeof(r->note), "waits for %s (lent from cpu%d)",
+			 t->blocked_on->name, t->wake_cpu);
 	else if (t->blocked_on)
 		snprintf(r->note, sizeof(r->note), "waits for %s%s",
 			 t->blocked_on->name, t->parked_on ? " (parked)" : "");
