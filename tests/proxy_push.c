@@ -211,12 +211,13 @@ static void run_push(struct ktest *t, bool owner_may_move)
 	if (!begin(t))
 		return;
 	pp.owner_must_be_on_b = owner_may_move;
-	o = setup_chain(t, owner_may_move ? (1ULL << pp.a) | (1ULL << pp.b)
-					  : 1ULL << pp.a, &d);
 	moves0 = proxy_nr_chain_moves;
 	migr0 = proxy_nr_migrations;
-	/* D may now run on B too.  A is overloaded (we run, D waits): the
-	 * push may move D's chain now, or when A's hog below takes A. */
+	o = setup_chain(t, owner_may_move ? (1ULL << pp.a) | (1ULL << pp.b)
+					  : 1ULL << pp.a, &d);
+	/* A is overloaded whenever we run (D waits): the push may move D's
+	 * chain then (a blocked donor lends its context wherever its owner
+	 * may run), or when A's hog below takes A. */
 	sched_setaffinity(d, (1ULL << pp.a) | (1ULL << pp.b));
 	pp.go = 1;
 	pp.hog_a = spawn_on(t, "push-hog-a", pp.a, hog_fn,

@@ -223,6 +223,10 @@ struct sched_class {
 	 * already set; p->pi_lock and the lock of p's rq held; p may be
 	 * queued there, and is moved off afterwards if @mask excludes it). */
 	void (*set_cpus_allowed)(struct task *p, uint64_t mask);
+	/* Optional.  @p (rq->curr) blocked on a mutex and stays queued as
+	 * a donor (proxy execution): it may now move with its chain to
+	 * where its owner runs, whatever its own affinity. */
+	void (*task_blocked)(struct rq *rq, struct task *p);
 };
 
 extern const struct sched_class stop_sched_class;

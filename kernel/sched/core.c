@@ -354,9 +354,12 @@ static void __schedule(int mode)
 	update_curr(rq);
 	if (mode == SM_YIELD)
 		rq->donor->sched_class->yield_task(rq);
-	if (mode != SM_PREEMPT && prev->state != TASK_RUNNING &&
-	    !proxy_blocked(prev))
-		deactivate_task(rq, prev, DEQUEUE_SLEEP);
+	if (mode != SM_PREEMPT && prev->state != TASK_RUNNING) {
+		if (!proxy_blocked(prev))
+			deactivate_task(rq, prev, DEQUEUE_SLEEP);
+		else if (prev->sched_class->task_blocked)
+			prev->sched_class->task_blocked(rq, prev);
+	}
 	WRITE_ONCE(c->need_resched, false);
 	for (;;) {
 		donor = pick_next_task(rq, rq->donor);

@@ -424,8 +424,11 @@ static bool proxy_chain_ends_at(struct rq *rq, struct task *p)
 		return false;
 	list_for_each(pos, &rq->tasks) {
 		struct task *b = list_entry(pos, struct task, rq_node);
-		struct mutex *m = READ_ONCE(b->blocked_on);
+		struct mutex *m;
 
+		if (b == rq->curr)	/* running: in no chain as a waiter */
+			continue;
+		m = READ_ONCE(b->blocked_on);
 		if (m && m != PROXY_WAKING && mutex_owner(m) == p)
 			return true;
 	}

@@ -106,7 +106,8 @@ static void rt_update_highest(struct rq *rq)
 
 /*
  * Overloaded: more than one RT task queued and at least one of them may
- * run elsewhere (Linux's rt_nr_migratory test).  Pullers scan this mask.
+ * run elsewhere (Linux's rt_nr_migratory test), or is a blocked donor
+ * whose chain may (task_blocked_rt).  Pullers scan this mask.
  */
 static void rt_update_overload(struct rq *rq)
 {
@@ -546,7 +547,7 @@ static void set_cpus_allowed_rt(struct task *p, uint64_t mask)
 {
 	struct rq *rq = cpu_rq(p->cpu);
 	uint64_t cpus = mask & cpus_online_mask();
-	bool migratory = (cpus & (cpus - 1)) != 0;
+	bool migratory = (cpus & (cpus - 1)) != 0 || proxy_blocked(p);
 
 	if (!p->on_rq || migratory == p->rt.migratory)
 		return;
@@ -554,6 +555,19 @@ static void set_cpus_allowed_rt(struct task *p, uint64_t mask)
 	p->rt.migratory = migratory;
 	rt_update_overload(rq);
 	rt_queue_push(rq);
+}
+
+/* @p blocked on a mutex and stays queued: whatever its affinity, its
+ * chain may move to where its owner runs, so this CPU is overloaded if
+ * anything else is queued (pushers look; the chain decides).  Until p
+ * is next dequeued. */
+static void task_blocked_rt(struct rq *rq, struct task *p)
+{
+	if (p->rt.migratory)
+		return;
+	p->rt.migratory = true;
+	rq->rt.rt_nr_migratory++;
+	rt_update_overload(rq);
 }
 
 /* rq->lock held.  sched_setattr() made @p an RT task. */
@@ -672,6 +686,7 @@ const struct sched_class rt_sched_class = {
 	.balance = balance_rt,			/* rq->lock, dropped */
 	.task_woken = task_woken_rt,		/* rq->lock, dropped */
 	.set_cpus_allowed = set_cpus_allowed_rt,	/* pi_lock, rq->lock */
+	.task_blocked = task_blocked_rt,		/* rq->lock */
 	.switched_to = switched_to_rt,		/* rq->lock */
 	.switched_from = switched_from_rt,	/* rq->lock */
 	.prio_changed = prio_changed_rt,	/* rq->lock */
