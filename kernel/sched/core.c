@@ -550,8 +550,14 @@ static bool try_to_wake_up(struct task *p, int cpu, bool keep_blocked)
 	 * is the one place a woken task changes CPU. */
 	while (smp_load_acquire(&p->on_cpu))
 		arch_cpu_relax();
-	if (cpu < 0 || !((task_cpus_online(p) >> cpu) & 1))
+	if (keep_blocked && cpu >= 0 && READ_ONCE(cpus[cpu].online)) {
+		/* A donor goes to its owner's CPU even outside its affinity:
+		 * it is lent there (and the pick would move it there). */
+		if (!((p->cpus_allowed >> cpu) & 1) && p->wake_cpu < 0)
+			p->wake_cpu = p->cpu;
+	} else if (cpu < 0 || !((task_cpus_online(p) >> cpu) & 1)) {
 		cpu = select_cpu(p, ENQUEUE_WAKEUP);
+	}
 	if (!keep_blocked)
 		p->wake_cpu = -1;	/* back where it may run */
 	rq = cpu_rq(cpu);

@@ -77,7 +77,8 @@ void proxy_wake_donors(struct task *owner);
 void proxy_unpark(struct task *p);
 
 /* core.c: wake a donor parked on an owner that woke on @cpu; it goes to
- * @cpu if its affinity allows.  Only if it still waits for a mutex. */
+ * @cpu, lent there if its affinity does not allow it (p->wake_cpu).
+ * Only if it still waits for a mutex and has not parked elsewhere. */
 void wake_up_donor(struct task *p, int cpu);
 
 /* Deadlock reports (for the shell and the tests): how many blocked_on
