@@ -175,20 +175,41 @@ void sched_getattr(struct task *p, struct sched_attr *attr)
  * Move @p off a CPU its affinity no longer allows, if it is queued there
  * and not running.  p->pi_lock and rq->lock held; returns with rq->lock
  * (only) still held by the caller's view: it may be dropped and retaken.
+ *
+ * @p may be rq->donor: a blocked task whose chain's owner runs here
+ * (it stays: it is lent, and the wakeup that hands it its lock places
+ * it), or one already woken (TASK_RUNNING, PROXY_WAKING) whose CPU has
+ * not picked again yet.  That one must not stay: nobody wakes it again,
+ * and the pick would find it outside its affinity (proxy_lent) and take
+ * it off as if it slept (proxy_leave panics).  So, as try_to_wake_up
+ * does, idle takes the scheduling context first and the CPU picks
+ * again.  double_lock_balance may drop rq->lock, and p may become the
+ * donor meanwhile: look again then (move_queued_task BUG_ONs on it).
  */
 static void move_off_disallowed(struct rq *rq, struct task *p)
 {
 	struct rq *dst;
 	int cpu;
 
-	if (!p->on_rq || task_on_cpu(rq, p) || rq->donor == p ||
+again:
+	if (!p->on_rq || task_on_cpu(rq, p) ||
 	    ((p->cpus_allowed >> cpu_of(rq)) & 1))
 		return;
+	if (rq->donor == p && READ_ONCE(p->state) != TASK_RUNNING)
+		return;		/* blocked: lent here, its wakeup places it */
+	if (rq->donor == p) {
+		update_curr(rq);
+		proxy_donor_to_idle(rq, p);
+		resched_curr(rq);
+	}
 	cpu = p->sched_class->select_task_rq(p, p->cpu, ENQUEUE_WAKEUP);
 	dst = cpu_rq(cpu);
 	if (double_lock_balance(rq, dst) &&
-	    (!p->on_rq || task_on_cpu(rq, p) || p->cpu != cpu_of(rq))) {
+	    (!p->on_rq || task_on_cpu(rq, p) || rq->donor == p ||
+	     p->cpu != cpu_of(rq))) {
 		double_unlock_balance(rq, dst);
+		if (p->on_rq && p->cpu == cpu_of(rq) && !task_on_cpu(rq, p))
+			goto again;	/* picked as donor meanwhile */
 		return;		/* it moved or ran meanwhile; its CPU decides */
 	}
 	move_queued_task(rq, dst, p);
