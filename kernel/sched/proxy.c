@@ -221,6 +221,36 @@ static bool proxy_cycle_lockless(struct task *donor)
 
 /* ---- The walk ------------------------------------------------------- */
 
+/*
+ * @owner of @m is queued or running on CPU @cpu, not here.  Move the
+ * chain there only where lending the donor's context can help: the owner
+ * is waiting for that CPU (not just handed @m and woken), or the donor's
+ * context ranks before what runs there (sched_prio_before: deadline, RT priority; one fair context never
+ * ranks before another).  A running owner that the donor could not speed
+ * up will release soon; the donor waits as a plain waiter meanwhile (the
+ * unlock wakes it): moving a chain per contended acquisition cost up to
+ * 3x in throughput against plain mutexes (bench mutex_contended).  Only
+ * a donor that holds no mutex: nobody can block on it while it sleeps.  If
+ * that owner is preempted later, it is by a context that outranks its
+ * own, which the donor's did not.  Lockless peeks (task memory stays
+ * mapped): a wrong guess costs one migration or one sleep.
+ */
+static bool proxy_worth_moving(struct mutex *m, struct task *donor,
+			       struct task *owner, int cpu)
+{
+	/* A donor that holds mutexes may be in others' chains: asleep, it
+	 * would cut them (they could not reach its owner).  It is blocked
+	 * and not running, so its held list holds still. */
+	if (!list_empty(&donor->held_mutexes))
+		return true;
+	/* Handed the lock and woken (PICKUP): it runs as soon as it can,
+	 * like a running owner. */
+	if (!READ_ONCE(owner->on_cpu) &&
+	    !(READ_ONCE(m->owner) & MUTEX_FLAG_PICKUP))
+		return true;
+	return sched_prio_before(donor, READ_ONCE(cpu_rq(cpu)->donor));
+}
+
 /* One hop's verdict. */
 enum hop {
 	HOP_NEXT,	/* continue from *ownerp */
@@ -228,6 +258,7 @@ enum hop {
 	HOP_REPICK,	/* something changed: pick again */
 	HOP_PARKED,	/* donor parked on a sleeping owner */
 	HOP_MIGRATE,	/* owner on CPU *cpup: move the chain there */
+	HOP_SLEEP,	/* owner runs there anyway: wait as a plain waiter */
 	HOP_LENT,	/* p must run but may not run here (proxy_lent) */
 };
 
@@ -236,7 +267,11 @@ static enum hop proxy_hop(struct rq *rq, struct task *donor, struct task *p,
 			  struct task **ownerp, int *cpup)
 {
 	struct mutex *m = READ_ONCE(p->blocked_on);
-	bool lent = proxy_lent(p, cpu_of(rq));
+	/* Woken and never lent, only outside an affinity that is being
+	 * changed (sched_setaffinity may drop rq->lock before it moves p):
+	 * p runs like any runnable task would; its mover moves it. */
+	bool lent = proxy_lent(p, cpu_of(rq)) &&
+		    !(p->wake_cpu < 0 && READ_ONCE(p->state) == TASK_RUNNING);
 	struct task *owner;
 	enum hop verdict;
 
@@ -279,7 +314,8 @@ static enum hop proxy_hop(struct rq *rq, struct task *donor, struct task *p,
 	} else if ((*cpup = READ_ONCE(owner->cpu)) != cpu_of(rq)) {
 		/* Queued or running there (read once: it may be moving).
 		 * If it moves on meanwhile, the walk there follows it. */
-		verdict = HOP_MIGRATE;
+		verdict = proxy_worth_moving(m, donor, owner, *cpup) ?
+			  HOP_MIGRATE : HOP_SLEEP;
 	} else {
 		/* Queued here: rq->lock keeps it here and alive. */
 		spin_lock_raw(&owner->blocked_lock);
@@ -505,6 +541,7 @@ struct task *find_proxy_task(struct rq *rq, struct task *donor)
 {
 	struct task *p = donor, *owner = NULL;
 	bool prev_in_chain = false;
+	enum hop verdict;
 	unsigned hops = 0;
 	int cpu = -1;
 
@@ -514,7 +551,7 @@ struct task *find_proxy_task(struct rq *rq, struct task *donor)
 			goto sleep;
 		}
 		prev_in_chain |= p == rq->curr;
-		switch (proxy_hop(rq, donor, p, &owner, &cpu)) {
+		switch ((verdict = proxy_hop(rq, donor, p, &owner, &cpu))) {
 		case HOP_NEXT:
 			p = owner;
 			continue;
@@ -535,6 +572,7 @@ struct task *find_proxy_task(struct rq *rq, struct task *donor)
 				panic("proxy: parked %s is running", donor->name);
 			return NULL;
 		case HOP_MIGRATE:
+		case HOP_SLEEP:
 			/* A cycle through other CPUs: report it here rather
 			 * than move it around (the walk there would find it
 			 * too, once it is all on one CPU). */
@@ -543,6 +581,8 @@ struct task *find_proxy_task(struct rq *rq, struct task *donor)
 				proxy_report_deadlock(donor);
 				goto sleep;
 			}
+			if (verdict == HOP_SLEEP)
+				goto sleep;
 			return proxy_migrate(rq, donor, cpu, prev_in_chain);
 		}
 	}
