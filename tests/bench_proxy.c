@@ -9,6 +9,12 @@
  *                    while a medium hog wants the CPU, over ROUNDS_INV
  *                    rounds, in each locking mode: proxy / inherit / none.
  *
+ *   inversion_xcpu   the same with the high task on one CPU and the low
+ *                    owner and the hog on another, all three modes.
+ *   proxy_xcpu_latency  proxy: from a waiter's mutex_lock() on CPU A to
+ *                    its owner, queued on CPU B, first running with the
+ *                    waiter's context (current_donor()).
+ *
  * Figures in arch_cycles() units (instructions under qemu -icount
  * shift=0) for proxy_hop; nanoseconds of (virtual) time for the waits.
  */
@@ -20,6 +26,8 @@
 #include "timer.h"
 #include "arch.h"
 #include "string.h"
+#include "boot.h"
+#include "cmdline.h"
 #include <printf.h>
 #include <stddef.h>
 #include "../kernel/sched/internal.h"
@@ -127,6 +135,7 @@ static struct {
 	volatile int done[3];		/* last round each worker finished */
 	struct task *main;		/* the bench thread: woken on progress */
 	uint64_t wait;
+	int rounds;
 } ib;
 
 /* Busy until @end, with plain instructions: under TCG a pause
@@ -157,11 +166,17 @@ static void wait_round(volatile int *flag, int r)
 static void ib_low(void *arg)
 {
 	(void)arg;
-	for (int r = 1; r <= ROUNDS_INV; r++) {
+	for (int r = 1; r <= ib.rounds; r++) {
 		wait_round(&ib.round, r);
 		mutex_lock(&ib.m);
 		ib.low_holds = r;
 		wake_up(ib.main);
+		/* Across CPUs the bench thread may not run before our section
+		 * is over (-icount runs the vCPUs in turn): hold m until hog
+		 * and high are released.  On one CPU they already are. */
+		while (READ_ONCE(ib.go) < r)
+			for (volatile int i = 0; i < 200; i++)
+				;
 		spin_until(clock_ns() + INV_CS);
 		mutex_unlock(&ib.m);
 		ib.done[0] = r;
@@ -172,7 +187,7 @@ static void ib_low(void *arg)
 static void ib_hog(void *arg)
 {
 	(void)arg;
-	for (int r = 1; r <= ROUNDS_INV; r++) {
+	for (int r = 1; r <= ib.rounds; r++) {
 		wait_round(&ib.go, r);
 		spin_until(clock_ns() + INV_HOG);
 		ib.done[1] = r;
@@ -183,7 +198,7 @@ static void ib_hog(void *arg)
 static void ib_high(void *arg)
 {
 	(void)arg;
-	for (int r = 1; r <= ROUNDS_INV; r++) {
+	for (int r = 1; r <= ib.rounds; r++) {
 		uint64_t t0;
 
 		wait_round(&ib.go, r);
@@ -209,22 +224,24 @@ static struct task *ib_spawn(const char *name, void (*fn)(void *), int prio,
 }
 
 
-/* Worst and average wait of the high task over ROUNDS_INV rounds. */
-static bool inversion_rounds(uint64_t *worst, uint64_t *avg)
+/* Worst and average wait of the high task over @rounds rounds; high on
+ * @hcpu, low and the hog on @lcpu. */
+static bool inversion_rounds(uint64_t *worst, uint64_t *avg, int rounds,
+			     int hcpu, int lcpu)
 {
-	int cpu = smp_processor_id();
 	struct task *w[3];
 	uint64_t sum = 0;
 
 	memset((void *)&ib.round, 0, sizeof(ib) - offsetof(typeof(ib), round));
 	ib.main = current();
-	w[0] = ib_spawn("ib-low", ib_low, 10, cpu);
-	w[1] = ib_spawn("ib-hog", ib_hog, 50, cpu);
-	w[2] = ib_spawn("ib-high", ib_high, 90, cpu);
+	ib.rounds = rounds;
+	w[0] = ib_spawn("ib-low", ib_low, 10, lcpu);
+	w[1] = ib_spawn("ib-hog", ib_hog, 50, lcpu);
+	w[2] = ib_spawn("ib-high", ib_high, 90, hcpu);
 	if (!w[0] || !w[1] || !w[2])
 		return false;	/* (a spawned one waits forever: bench only) */
 	*worst = 0;
-	for (int r = 1; r <= ROUNDS_INV; r++) {
+	for (int r = 1; r <= rounds; r++) {
 		ib.round = r;
 		wake_up(w[0]);
 		wait_round(&ib.low_holds, r);
@@ -239,7 +256,7 @@ static bool inversion_rounds(uint64_t *worst, uint64_t *avg)
 	}
 	for (int i = 0; i < 3; i++)
 		thread_join(w[i]);
-	*avg = sum / ROUNDS_INV;
+	*avg = sum / rounds;
 	return true;
 }
 
@@ -251,6 +268,7 @@ static void bench_inversion_bound(void)
 	struct sched_attr normal = { .policy = SCHED_NORMAL };
 	enum locking_mode saved = locking_mode;
 	uint64_t worst[3] = { 0 }, avg[3] = { 0 };
+	int cpu = smp_processor_id();
 	char detail[160];
 
 	mutex_init(&ib.m, "inversion-m");
@@ -261,7 +279,7 @@ static void bench_inversion_bound(void)
 	sched_setaffinity(current(), 1ULL << smp_processor_id());
 	for (int i = 0; i < 3; i++) {
 		if (locking_set_mode(locking_mode_name(modes[i])) != 0 ||
-		    !inversion_rounds(&worst[i], &avg[i])) {
+		    !inversion_rounds(&worst[i], &avg[i], ROUNDS_INV, cpu, cpu)) {
 			printk("# bench inversion_bound: SKIP mode %s failed\n",
 			       locking_mode_name(modes[i]));
 			break;
@@ -283,3 +301,250 @@ static void bench_inversion_bound(void)
 }
 BENCH(inversion_bound, "worst-case priority inversion per locking mode",
       bench_inversion_bound);
+
+/* ---- Across CPUs -------------------------------------------------------- */
+
+/*
+ * riscv64 under -icount: the cross-CPU benches are skipped, as
+ * mutex_contended is (see riscv_icount() in bench_mutex.c): a vCPU
+ * spinning for a lock a stopped vCPU holds does not hand over the host
+ * thread there, and the 2-CPU boot did not finish in 300 s.
+ */
+static bool riscv_icount(void)
+{
+#if defined(__riscv)
+	char val[8];
+
+	return boot_info && cmdline_get(boot_info->cmdline, "icount", val,
+					sizeof(val)) && strcmp(val, "1") == 0;
+#else
+	return false;
+#endif
+}
+
+/* The next online CPU after this one, or -1. */
+static int other_cpu(int cpu)
+{
+	for (int i = 1; i < ncpus; i++) {
+		int c = (cpu + i) % ncpus;
+
+		if (cpu_by_id(c)->online)
+			return c;
+	}
+	return -1;
+}
+
+/* ---- inversion_xcpu --------------------------------------------------- */
+
+#define ROUNDS_XCPU 200
+
+/*
+ * inversion_bound across CPUs: the high task (FIFO 90) on this CPU, the
+ * low owner (FIFO 10) and the medium hog (FIFO 50) on the next one.  With
+ * proxy the high task's chain moves to the owner's CPU and the owner runs
+ * there at once with the high task's context, ahead of the hog; with
+ * inherit the owner is boosted to 90 there; with none the hog delays it
+ * by its whole 500 us.  Same rounds and workers as inversion_bound.
+ */
+static void bench_inversion_xcpu(void)
+{
+	static const enum locking_mode modes[] = { LOCKING_PROXY, LOCKING_INHERIT,
+						   LOCKING_NONE };
+	struct sched_attr me = { .policy = SCHED_FIFO, .rt_priority = 99 };
+	struct sched_attr normal = { .policy = SCHED_NORMAL };
+	enum locking_mode saved = locking_mode;
+	uint64_t worst[3] = { 0 }, avg[3] = { 0 };
+	int hcpu = smp_processor_id(), lcpu = other_cpu(hcpu);
+	char detail[160];
+
+	if (lcpu < 0) {
+		printk("# bench inversion_xcpu: SKIP needs >= 2 CPUs\n");
+		return;
+	}
+	if (riscv_icount()) {
+		printk("# bench inversion_xcpu: SKIP riscv64 under -icount "
+		       "(spinning vCPUs stall it)\n");
+		return;
+	}
+	mutex_init(&ib.m, "inversion-xcpu-m");
+	if (sched_setattr(current(), &me) != 0) {
+		printk("# bench inversion_xcpu: SKIP cannot become FIFO 99\n");
+		return;
+	}
+	sched_setaffinity(current(), 1ULL << hcpu);
+	for (int i = 0; i < 3; i++) {
+		if (locking_set_mode(locking_mode_name(modes[i])) != 0 ||
+		    !inversion_rounds(&worst[i], &avg[i], ROUNDS_XCPU, hcpu,
+				      lcpu)) {
+			printk("# bench inversion_xcpu: SKIP mode %s failed\n",
+			       locking_mode_name(modes[i]));
+			break;
+		}
+	}
+	locking_set_mode(locking_mode_name(saved));
+	sched_setattr(current(), &normal);
+	sched_setaffinity(current(), ~0ULL);
+	for (int i = 0; i < 3; i++) {
+		char name[40];
+
+		snprintf(name, sizeof(name), "inversion_xcpu_wait_%s",
+			 locking_mode_name(modes[i]));
+		snprintf(detail, sizeof(detail),
+			 "worst of %d rounds; avg %llu ns; high on cpu%d, owner "
+			 "and hog on cpu%d; 100 us section, 500 us hog",
+			 ROUNDS_XCPU, (unsigned long long)avg[i], hcpu, lcpu);
+		bench_report(name, worst[i], "ns", detail);
+	}
+}
+BENCH(inversion_xcpu, "priority inversion across CPUs per locking mode",
+      bench_inversion_xcpu);
+
+/* ---- proxy_xcpu_latency ----------------------------------------------- */
+
+#define XL_ROUNDS 9
+#define XL_LIMIT (20 * NSEC_PER_MSEC)	/* no round waits longer */
+
+/*
+ * Proxy mode: guest time from just before a waiter on CPU A calls
+ * mutex_lock() to the moment the owner, on CPU B, first sees
+ * current_donor() == the waiter, i.e. runs with the waiter's context.
+ * The waiter is FIFO 90; the owner, fair, is preempted on B by a FIFO 50
+ * hog, so the waiter finds it off its CPU and blocks at once (no
+ * spinning); its chain moves to B, whose pick prefers the waiter to the
+ * hog and runs the owner.  The figure covers the slow path, the walk and
+ * the move on A, the IPI, and B's pick, walk and switch.  (An owner
+ * running on B is not measured: the waiter spins first, MUTEX_SPIN_MAX
+ * looks, and under -icount each x86 `pause` hands the host thread to
+ * the other vCPU for a whole turn, so the figure would be the spin.)
+ * The owner polls current_donor() between short runs of plain
+ * instructions (a few hundred), so the figure is late by at most that.
+ * Median of XL_ROUNDS rounds, fresh threads each round; every wait is a
+ * sleep + wake_up (see wait_round).
+ */
+static struct {
+	struct mutex m;
+	volatile int holds, hog_on, stop, seen;
+	struct task *main;
+	struct task *volatile waiter;
+	uint64_t t0, t_seen;
+} xl;
+
+/* The waiter started more than XL_LIMIT ago (the way out for a round
+ * in which the owner never runs for it). */
+static bool xl_expired(void)
+{
+	uint64_t t0 = READ_ONCE(xl.t0);
+
+	return t0 && clock_ns() > t0 + XL_LIMIT;
+}
+
+static void xl_owner(void *arg)
+{
+	(void)arg;
+	mutex_lock(&xl.m);
+	xl.holds = 1;
+	wake_up(xl.main);
+	for (;;) {
+		struct task *w = xl.waiter;
+
+		if (w && current_donor() == w) {
+			xl.t_seen = clock_ns();
+			xl.seen = 1;
+			break;
+		}
+		if (xl_expired())
+			break;
+		for (volatile int i = 0; i < 50; i++)
+			;
+	}
+	mutex_unlock(&xl.m);
+}
+
+static void xl_hog(void *arg)
+{
+	(void)arg;
+	xl.hog_on = 1;
+	wake_up(xl.main);
+	while (!xl.stop && !xl_expired())
+		for (volatile int i = 0; i < 200; i++)
+			;
+}
+
+static void xl_waiter(void *arg)
+{
+	(void)arg;
+	xl.waiter = current();
+	smp_mb();
+	xl.t0 = clock_ns();	/* before the owner can see the waiter */
+	mutex_lock(&xl.m);
+	mutex_unlock(&xl.m);
+	xl.stop = 1;
+}
+
+/* One round; latency in ns, or 0 if the owner never saw the donor. */
+static uint64_t xl_round(int acpu, int bcpu)
+{
+	struct sched_attr hi = { .policy = SCHED_FIFO, .rt_priority = 90 };
+	struct sched_attr mid = { .policy = SCHED_FIFO, .rt_priority = 50 };
+	struct thread_opts oo = { .affinity = 1ULL << bcpu };
+	struct thread_opts ho = { .attr = &mid, .affinity = 1ULL << bcpu };
+	struct thread_opts wo = { .attr = &hi, .affinity = 1ULL << acpu };
+	struct task *o = NULL, *h = NULL, *w = NULL;
+
+	memset((void *)&xl.holds, 0,
+	       sizeof(xl) - offsetof(typeof(xl), holds));
+	xl.main = current();
+	if (thread_spawn(&o, "xl-owner", xl_owner, NULL, &oo))
+		return 0;
+	wait_round(&xl.holds, 1);
+	if (thread_spawn(&h, "xl-hog", xl_hog, NULL, &ho) == 0)
+		wait_round(&xl.hog_on, 1);
+	if (thread_spawn(&w, "xl-waiter", xl_waiter, NULL, &wo) == 0)
+		thread_join(w);
+	xl.stop = 1;
+	if (h)
+		thread_join(h);
+	thread_join(o);
+	return xl.seen && w ? xl.t_seen - xl.t0 : 0;
+}
+
+static void bench_proxy_xcpu_latency(void)
+{
+	enum locking_mode saved = locking_mode;
+	uint64_t v[XL_ROUNDS], lo = ~0ULL, hi = 0;
+	int acpu, bcpu, missed = 0;
+	char detail[160];
+
+	sched_setaffinity(current(), 1ULL << smp_processor_id());
+	acpu = smp_processor_id();
+	bcpu = other_cpu(acpu);
+	if (bcpu < 0 || riscv_icount()) {
+		printk("# bench proxy_xcpu_latency: SKIP %s\n", bcpu < 0 ?
+		       "needs >= 2 CPUs" : "riscv64 under -icount (spinning "
+		       "vCPUs stall it)");
+		sched_setaffinity(current(), ~0ULL);
+		return;
+	}
+	mutex_init(&xl.m, "xcpu-latency-m");
+	if (locking_set_mode("proxy") != 0) {
+		printk("# bench proxy_xcpu_latency: SKIP cannot set mode proxy\n");
+		return;
+	}
+	for (int r = 0; r < XL_ROUNDS; r++) {
+		v[r] = xl_round(acpu, bcpu);
+		missed += v[r] == 0;
+		lo = v[r] < lo ? v[r] : lo;
+		hi = v[r] > hi ? v[r] : hi;
+	}
+	locking_set_mode(locking_mode_name(saved));
+	sched_setaffinity(current(), ~0ULL);
+	snprintf(detail, sizeof(detail),
+		 "waiter cpu%d -> owner queued behind a FIFO 50 hog on cpu%d; "
+		 "median of %d, min %llu max %llu%s", acpu, bcpu, XL_ROUNDS,
+		 (unsigned long long)lo, (unsigned long long)hi,
+		 missed ? "; SOME ROUNDS NEVER SAW THE DONOR" : "");
+	bench_report("proxy_xcpu_latency", bench_median(v, XL_ROUNDS), "ns",
+		     detail);
+}
+BENCH(proxy_xcpu_latency, "proxy: block on CPU A to owner on B running for it",
+      bench_proxy_xcpu_latency);

@@ -20,7 +20,8 @@ and a last line "N passed, N failed, N skipped"; exit status 1 on any
 failure.  Every boot's serial log is kept in build/test-logs/.
 
 `bench` boots with `qemu -icount shift=0,sleep=off` and `bench=all icount=1`
-at 1 and 2 CPUs and prints the figures as a table.
+at 1 and 2 CPUs, then the benches of BENCH_MORE_CPUS again at their extra
+CPU counts, and prints the figures as a table.
 
 QEMU exit status (see docs/testing.md): on x86_64 the isa-debug-exit device
 makes QEMU exit with (code << 1) | 1, so kernel code 0 is status 1; status 0
@@ -701,17 +702,39 @@ def parse_bench(log):
     return rows
 
 
+# The bench boots: every bench at BENCH_CPUS; a bench that needs more CPUs
+# to show what it measures asks here for extra counts, at which only it
+# (and the others asking for that count) runs.
+BENCH_CPUS = (1, 2)
+BENCH_MORE_CPUS = {"mutex_contended": (4, 8)}
+
+
+def bench_boots(arches, cpus, benches):
+    """[(arch, cpus, "bench=..." names)] for `runner.py bench`."""
+    asked = [b for b in (benches or "").split(",") if b]
+    plan = []
+    if cpus:
+        plan.append((cpus, ",".join(asked) or "all"))
+    else:
+        for n in BENCH_CPUS:
+            plan.append((n, ",".join(asked) or "all"))
+        extra = sorted({n for c in BENCH_MORE_CPUS.values() for n in c})
+        for n in extra:
+            names = [b for b, c in sorted(BENCH_MORE_CPUS.items())
+                     if n in c and (not asked or b in asked)]
+            if names:
+                plan.append((n, ",".join(names)))
+    return [(arch, n, names) for arch in arches for n, names in plan]
+
+
 def bench_main(args):
     arches = [args.arch] if args.arch else list(ARCHES)
-    counts = [args.cpus] if args.cpus else [1, 2]
-    names = args.benches or "all"
     boots = []
-    for arch in arches:
-        for n in counts:
-            b = Boot(arch, n, "kernel", "bench=%s icount=1" % names,
-                     "%s/smp%d-bench" % (arch, n), "bench")
-            b.extra = ICOUNT[arch]
-            boots.append(b)
+    for arch, n, names in bench_boots(arches, args.cpus, args.benches):
+        b = Boot(arch, n, "kernel", "bench=%s icount=1" % names,
+                 "%s/smp%d-bench" % (arch, n), "bench")
+        b.extra = ICOUNT[arch]
+        boots.append(b)
     results = run_all(boots, args.timeout, args.jobs)
     failed = 0
     print("%-8s %4s  %-14s %12s  %-12s %s" % ("arch", "cpus", "bench",
