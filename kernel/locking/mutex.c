@@ -624,12 +624,13 @@ acquired:
 /* ---- Unlock slow path ------------------------------------------------- */
 
 /* Proxy mode: the donor we run for right now (our CPU's donor, recorded
- * by the walk), if it waits on @m: the lock goes straight to it, so no
- * task its context outranks can take it first.  One that ran us earlier
- * but does not now gets no reservation (the lock is released and the
- * first waiter woken, as without proxy execution): reserving the lock
- * for a task that is not running stops every spinner and builds a
- * convoy (bench mutex_contended).  Looked up in the wait list rather
+ * by the walk), if it waits on @m and its context ranks before ours
+ * (sched_prio_before: it boosted us): the lock goes straight to it, so no
+ * task its context outranks can take it first.  Otherwise no
+ * reservation (the lock is released and the first waiter woken, as
+ * without proxy execution): reserving the lock for a task that is not
+ * running, or that only lent us a fair share, stops every spinner and
+ * builds a convoy (bench mutex_contended).  Looked up in the wait list rather
  * than through the donor (which may have stopped waiting and be gone). */
 static struct mutex_waiter *take_donor_waiter(struct mutex *m,
 					      struct task *curr)
@@ -641,7 +642,7 @@ static struct mutex_waiter *take_donor_waiter(struct mutex *m,
 	donor = curr->blocked_donor;
 	curr->blocked_donor = NULL;
 	spin_unlock_raw(&curr->blocked_lock);
-	if (!donor || donor != current_donor())
+	if (!donor || donor != current_donor() || !sched_prio_before(donor, curr))
 		return NULL;
 	list_for_each(pos, &m->wait_list) {
 		struct mutex_waiter *w = list_entry(pos, struct mutex_waiter,
