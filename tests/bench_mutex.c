@@ -64,7 +64,7 @@ BENCH(mutex_pair, "uncontended mutex_lock + mutex_unlock pair",
  *     which then finds it off the CPU and blocks without spinning;
  *   - a critical section five times longer than the work between, so
  *     the mutex is held most of the time;
- *   - a short sleep (CONT_SLEEP_NS) after each release: its timer ends
+ *   - a short sleep (cont_sleeps_ns) after each release: its timer ends
  *     a vCPU's slice every few microseconds, so owners are stopped in
  *     their critical sections on one vCPU while the others run, and the
  *     wakeups preempt owners on their own CPU.
@@ -84,7 +84,12 @@ BENCH(mutex_pair, "uncontended mutex_lock + mutex_unlock pair",
 #define CONT_ITERS 1000		/* acquisitions per thread */
 #define CONT_CS_SPINS 500	/* critical section: about 2.7 us */
 #define CONT_OUT_SPINS 100	/* between acquisitions: about 0.6 us */
-#define CONT_SLEEP_NS (2 * NSEC_PER_USEC)	/* then sleep */
+/* then sleep: each mode runs once per length, interleaved (proxy,
+ * inherit, none for the first, then the next...), and its figure is the
+ * total over all of them.  One length alone is a chaotic system: the
+ * same mode's figure moves by 15% when unrelated code changes. */
+static const uint64_t cont_sleeps_ns[] = { 1500, 2000, 2500, 3000, 3500 };
+static uint64_t cont_sleep_ns;
 #define CONT_MAX_THREADS 128
 
 static struct {
@@ -120,12 +125,13 @@ static void cont_worker(void *arg)
 		mutex_unlock(&cont.m);
 		for (volatile int s = 0; s < CONT_OUT_SPINS; s++)
 			;
-		sleep_ns(CONT_SLEEP_NS);
+		sleep_ns(cont_sleep_ns);
 	}
 }
 
 struct cont_result {
-	uint64_t ns;		/* per acquisition, 0 on failure */
+	uint64_t ns;		/* guest time of the run, 0 on failure */
+	unsigned long acquisitions;
 	int threads;
 	struct cont_stat sum;
 	uint64_t switches;	/* every CPU's context switches */
@@ -199,45 +205,77 @@ static void contended_run(struct cont_result *r)
 	r->threads = made;
 	r->switches = all_switches() - sw0;
 	r->moves = READ_ONCE(proxy_nr_migrations) - mv0;
+	r->acquisitions = cont.counter;
 	if (made && cont.counter == (unsigned long)made * CONT_ITERS)
-		r->ns = (clock_ns() - t0) / cont.counter;
+		r->ns = clock_ns() - t0;
 }
 
 static void bench_mutex_contended(void)
 {
-	static const char *const modes[] = { "proxy", "inherit", "none" };
+	/* "none" twice: how far two runs of the same mode fall apart is the
+	 * noise floor the proxy / none ratio is to be read against. */
+	static const char *const modes[] = { "proxy", "inherit", "none", "none" };
 	const char *saved = locking_mode_name(locking_mode);
 	uint64_t ns[ARRAY_SIZE(modes)] = { 0 };
-	char name[40], detail[200];
+	struct cont_result tot[ARRAY_SIZE(modes)];
+	char name[40], detail[220];
 
 	if (cpus_online() < 2) {
 		printk("# bench mutex_contended: SKIP needs >= 2 CPUs\n");
 		return;
 	}
+	memset(tot, 0, sizeof(tot));
 	if (riscv_icount()) {
 		printk("# bench mutex_contended: SKIP riscv64 under -icount "
 		       "(spinning vCPUs stall it for minutes; see the comment)\n");
 		return;
 	}
-	for (unsigned i = 0; i < ARRAY_SIZE(modes); i++) {
-		struct cont_result r;
+	for (unsigned v = 0; v < ARRAY_SIZE(cont_sleeps_ns); v++) {
+		cont_sleep_ns = cont_sleeps_ns[v];
+		for (unsigned i = 0; i < ARRAY_SIZE(modes); i++) {
+			struct cont_result r;
 
-		if (locking_set_mode(modes[i]) != 0) {
-			printk("# bench mutex_contended: SKIP cannot set mode %s\n",
-			       modes[i]);
-			continue;
+			if (locking_set_mode(modes[i]) != 0) {
+				printk("# bench mutex_contended: SKIP cannot set "
+				       "mode %s\n", modes[i]);
+				locking_set_mode(saved);
+				return;
+			}
+			contended_run(&r);
+			if (!r.ns) {
+				printk("# bench mutex_contended: SKIP %s: %lu of %lu "
+				       "acquisitions counted\n", modes[i],
+				       r.acquisitions,
+				       (unsigned long)r.threads * CONT_ITERS);
+				locking_set_mode(saved);
+				return;
+			}
+			tot[i].ns += r.ns;
+			tot[i].acquisitions += r.acquisitions;
+			tot[i].threads = r.threads;
+			tot[i].sum.held += r.sum.held;
+			tot[i].sum.pickup += r.sum.pickup;
+			tot[i].sum.slept += r.sum.slept;
+			tot[i].switches += r.switches;
+			tot[i].moves += r.moves;
 		}
-		contended_run(&r);
-		ns[i] = r.ns;
+	}
+	for (unsigned i = 0; i < ARRAY_SIZE(modes); i++) {
+		struct cont_result *r = &tot[i];
+
+		ns[i] = r->ns / r->acquisitions;
+		if (i == 3)
+			break;		/* the second none: only the floor */
 		snprintf(name, sizeof(name), "mutex_contended_%s", modes[i]);
 		snprintf(detail, sizeof(detail),
-			 "per acquisition, %d threads on %d CPUs, %lu acquisitions: "
-			 "held on arrival %lu, handoff pending %lu, slept %lu; "
-			 "%llu switches, %lu chain moves",
-			 r.threads, cpus_online(), (unsigned long)r.threads * CONT_ITERS,
-			 r.sum.held, r.sum.pickup, r.sum.slept,
-			 (unsigned long long)r.switches, r.moves);
-		bench_report(name, r.ns, "ns", detail);
+			 "per acquisition, %d threads on %d CPUs, %lu acquisitions "
+			 "over %u sleep lengths: held on arrival %lu, handoff "
+			 "pending %lu, slept %lu; %llu switches, %lu chain moves",
+			 r->threads, cpus_online(), r->acquisitions,
+			 (unsigned)ARRAY_SIZE(cont_sleeps_ns), r->sum.held,
+			 r->sum.pickup, r->sum.slept,
+			 (unsigned long long)r->switches, r->moves);
+		bench_report(name, ns[i], "ns", detail);
 	}
 	locking_set_mode(saved);
 	if (ns[0] && ns[2]) {
@@ -245,6 +283,13 @@ static void bench_mutex_contended(void)
 			 "proxy / none x 1000: %llu / %llu ns; target <= 1050",
 			 (unsigned long long)ns[0], (unsigned long long)ns[2]);
 		bench_report("mutex_contended_proxy_vs_none", ns[0] * 1000 / ns[2],
+			     "permille", detail);
+	}
+	if (ns[2] && ns[3]) {
+		snprintf(detail, sizeof(detail),
+			 "none / none again x 1000: %llu / %llu ns: the noise floor",
+			 (unsigned long long)ns[2], (unsigned long long)ns[3]);
+		bench_report("mutex_contended_none_vs_none", ns[2] * 1000 / ns[3],
 			     "permille", detail);
 	}
 }
