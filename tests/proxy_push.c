@@ -21,7 +21,7 @@
  *                           below D is pulled away by B again and again:
  *                           the current chain never moves
  */
-#include "helpers.h"
+#include "proxy_helpers.h"
 #include "cpu.h"
 #include "sched.h"
 #include "mutex.h"
@@ -30,33 +30,7 @@
 #include "string.h"
 #include "../kernel/sched/internal.h"
 
-#define MS NSEC_PER_MSEC
 #define CS (10 * MS)		/* the owner's section, CPU time */
-
-static uint64_t exec_ns(struct task *p)
-{
-	unsigned long flags = arch_irq_save();
-	uint64_t ns = READ_ONCE(p->sum_exec_ns);
-
-	if (p == this_cpu()->rq.curr)
-		ns += clock_ns() - p->exec_start_ns;
-	arch_irq_restore(flags);
-	return ns;
-}
-
-static struct task *spawn_on(struct ktest *t, const char *name, int cpu,
-			     void (*fn)(void *), void *arg, int rt_prio)
-{
-	struct sched_attr a = { .policy = rt_prio ? SCHED_FIFO : SCHED_NORMAL,
-				.rt_priority = rt_prio };
-	struct thread_opts o = { .attr = &a, .affinity = 1ULL << cpu };
-	struct task *p = NULL;
-	int err = thread_spawn(&p, name, fn, arg, &o);
-
-	if (err)
-		ktest_fail(t, __FILE__, __LINE__, "thread_spawn %s: %d", name, err);
-	return p;
-}
 
 static struct pp {
 	struct mutex m;
@@ -106,26 +80,14 @@ static void end(void)
 	locking_set_mode(locking_mode_name(saved_mode));
 }
 
-static void wait_flag(volatile int *flag)
-{
-	while (!READ_ONCE(*flag))
-		sleep_ns(MS / 2);
-}
-
-static void join(struct task *p)
-{
-	if (p)
-		thread_join(p);
-}
-
 /* Burns CPU time until pp.stop, or @arg ns of it if nonzero. */
 static void hog_fn(void *arg)
 {
 	struct task *self = current();
-	uint64_t end = exec_ns(self) + (uint64_t)(uintptr_t)arg;
+	uint64_t end = px_exec_ns(self) + (uint64_t)(uintptr_t)arg;
 
 	WRITE_ONCE(*(self == pp.hog_a ? &pp.hog_a_started : &pp.hog_b_started), 1);
-	while (!READ_ONCE(pp.stop) && (!(uintptr_t)arg || exec_ns(self) < end))
+	while (!READ_ONCE(pp.stop) && (!(uintptr_t)arg || px_exec_ns(self) < end))
 		arch_cpu_relax();
 	if (self == pp.hog_a)
 		pp.hog_a_done = 1;
@@ -148,12 +110,12 @@ static void owner_fn(void *arg)
 		arch_cpu_relax();
 	}
 	pp.o_cpu = smp_processor_id();
-	pp.hog_b0 = pp.hog_b ? exec_ns(pp.hog_b) : 0;
+	pp.hog_b0 = pp.hog_b ? px_exec_ns(pp.hog_b) : 0;
 	pp.hog_a_was_done = READ_ONCE(pp.hog_a_done);
 	pp.d_migr0 = READ_ONCE(pp.d->nr_migrations);
 	pp.o_migr0 = READ_ONCE(self->nr_migrations);
-	end = exec_ns(self) + CS;
-	while (exec_ns(self) < end) {
+	end = px_exec_ns(self) + CS;
+	while (px_exec_ns(self) < end) {
 		if (current_donor() != pp.d)
 			pp.lost_donor = true;
 		if (smp_processor_id() != pp.o_cpu)
@@ -162,7 +124,7 @@ static void owner_fn(void *arg)
 	}
 	pp.d_migr1 = READ_ONCE(pp.d->nr_migrations);
 	pp.o_migr1 = READ_ONCE(self->nr_migrations);
-	pp.hog_b1 = pp.hog_b ? exec_ns(pp.hog_b) : 0;
+	pp.hog_b1 = pp.hog_b ? px_exec_ns(pp.hog_b) : 0;
 	pp.cs_done = 1;
 out:
 	mutex_unlock(&pp.m);
@@ -176,13 +138,6 @@ static void waiter_fn(void *arg)
 	pp.d_done = 1;
 }
 
-/* Wait until @p is blocked on a mutex and off every CPU. */
-static void wait_blocked(struct task *p)
-{
-	while (!READ_ONCE(p->blocked_on) || READ_ONCE(p->on_cpu))
-		sleep_ns(MS / 2);
-}
-
 /*
  * Set up hog_b (FIFO 50 on B), O (fair, A; affinity then @owner_cpus)
  * holding m, D (FIFO 80, A; affinity then A|B) blocked on m.
@@ -192,14 +147,14 @@ static struct task *setup_chain(struct ktest *t, uint64_t owner_cpus,
 {
 	struct task *o;
 
-	pp.hog_b = spawn_on(t, "push-hog-b", pp.b, hog_fn, NULL, 50);
-	wait_flag(&pp.hog_b_started);
-	o = spawn_on(t, "push-owner", pp.a, owner_fn, NULL, 0);
-	wait_flag(&pp.owner_holds);
+	pp.hog_b = px_spawn_on(t, "push-hog-b", pp.b, hog_fn, NULL, 50);
+	px_wait_flag(&pp.hog_b_started);
+	o = px_spawn_on(t, "push-owner", pp.a, owner_fn, NULL, 0);
+	px_wait_flag(&pp.owner_holds);
 	sched_setaffinity(o, owner_cpus);
-	*d = spawn_on(t, "push-waiter", pp.a, waiter_fn, NULL, 80);
+	*d = px_spawn_on(t, "push-waiter", pp.a, waiter_fn, NULL, 80);
 	pp.d = *d;
-	wait_blocked(*d);
+	px_wait_blocked(*d);
 	return o;
 }
 
@@ -220,15 +175,15 @@ static void run_push(struct ktest *t, bool owner_may_move)
 	 * may run), or when A's hog below takes A. */
 	sched_setaffinity(d, (1ULL << pp.a) | (1ULL << pp.b));
 	pp.go = 1;
-	pp.hog_a = spawn_on(t, "push-hog-a", pp.a, hog_fn,
+	pp.hog_a = px_spawn_on(t, "push-hog-a", pp.a, hog_fn,
 			    (void *)(uintptr_t)(50 * MS), 90);
-	join(pp.hog_a);		/* we run again when it is done */
+	px_join(pp.hog_a);		/* we run again when it is done */
 	while (!READ_ONCE(pp.d_done) && !READ_ONCE(pp.cs_done))
 		sleep_ns(MS);
-	join(d);
+	px_join(d);
 	pp.stop = 1;
-	join(o);
-	join(pp.hog_b);
+	px_join(o);
+	px_join(pp.hog_b);
 	end();
 
 	printk("# owner ran for the waiter on cpu%d (A=%d B=%d)%s; chain moves "
@@ -291,25 +246,25 @@ static void current_chain_stays(struct ktest *t)
 		end();
 		return;
 	}
-	o = spawn_on(t, "push-owner", pp.a, owner_fn, NULL, 0);
-	wait_flag(&pp.owner_holds);
+	o = px_spawn_on(t, "push-owner", pp.a, owner_fn, NULL, 0);
+	px_wait_flag(&pp.owner_holds);
 	sched_setaffinity(o, ~0ULL);
-	d = spawn_on(t, "push-waiter", pp.a, waiter_fn, NULL, 80);
+	d = px_spawn_on(t, "push-waiter", pp.a, waiter_fn, NULL, 80);
 	pp.d = d;
-	wait_blocked(d);
+	px_wait_blocked(d);
 	sched_setaffinity(d, ~0ULL);
 	pp.go = 1;
 	while (!READ_ONCE(pp.cs_done) && rounds < 200) {
-		struct task *r = spawn_on(t, "push-r", pp.a, r_fn, NULL, 70);
+		struct task *r = px_spawn_on(t, "push-r", pp.a, r_fn, NULL, 70);
 
 		sched_setaffinity(r, ~0ULL);
-		join(r);
+		px_join(r);
 		rounds++;
 	}
 	while (!READ_ONCE(pp.d_done))
 		sleep_ns(MS);
-	join(d);
-	join(o);
+	px_join(d);
+	px_join(o);
 	end();
 
 	printk("# owner ran for the waiter on cpu%d; %d RT tasks queued beside "

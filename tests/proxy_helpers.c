@@ -1,0 +1,103 @@
+/*
+ * proxy_helpers.c - what the cross-CPU proxy-execution suites share
+ * (proxy_smp.c, proxy_chains.c, proxy_push.c): CPU-time clocks, pinned
+ * spawning, the proxy-mode FIFO 99 case thread, and waits that sleep so
+ * lower priorities run.  Declared in proxy_helpers.h.
+ */
+#include "proxy_helpers.h"
+#include "cpu.h"
+#include "sched.h"
+#include "mutex.h"
+#include "timer.h"
+#include "arch.h"
+
+static enum locking_mode px_saved_mode;
+
+/* CPU time @p has had (including the current stretch if it runs here). */
+uint64_t px_exec_ns(struct task *p)
+{
+	unsigned long flags = arch_irq_save();
+	uint64_t ns = READ_ONCE(p->sum_exec_ns);
+
+	if (p == this_cpu()->rq.curr)
+		ns += clock_ns() - p->exec_start_ns;
+	arch_irq_restore(flags);
+	return ns;
+}
+
+/* Burn @ns of the caller's own CPU time. */
+void px_spin_exec(uint64_t ns)
+{
+	struct task *self = current();
+	uint64_t end = px_exec_ns(self) + ns;
+
+	while (px_exec_ns(self) < end)
+		arch_cpu_relax();
+}
+
+struct task *px_spawn_on(struct ktest *t, const char *name, int cpu,
+			     void (*fn)(void *), void *arg, int rt_prio)
+{
+	struct sched_attr a = { .policy = rt_prio ? SCHED_FIFO : SCHED_NORMAL,
+				.rt_priority = rt_prio };
+	struct thread_opts o = { .attr = &a, .affinity = 1ULL << cpu };
+	struct task *p = NULL;
+	int err = thread_spawn(&p, name, fn, arg, &o);
+
+	if (err)
+		ktest_fail(t, __FILE__, __LINE__, "thread_spawn %s: %d", name, err);
+	return p;
+}
+
+/* Proxy mode, the caller FIFO 99 on @cpu.  False: failed (reported). */
+bool px_begin(struct ktest *t, int cpu)
+{
+	struct sched_attr a = { .policy = SCHED_FIFO, .rt_priority = 99 };
+
+	px_saved_mode = locking_mode;
+	if (locking_set_mode("proxy") != 0 ||
+	    sched_setaffinity(current(), 1ULL << cpu) != 0 ||
+	    sched_setattr(current(), &a) != 0) {
+		ktest_fail(t, __FILE__, __LINE__, "cannot set up on cpu%d", cpu);
+		return false;
+	}
+	return true;
+}
+
+void px_end(void)
+{
+	struct sched_attr a = { .policy = SCHED_NORMAL };
+
+	sched_setattr(current(), &a);
+	sched_setaffinity(current(), ~0ULL);
+	locking_set_mode(locking_mode_name(px_saved_mode));
+}
+
+/* Wait (sleeping, so lower priorities run) until *flag is set. */
+void px_wait_flag(volatile int *flag)
+{
+	while (!READ_ONCE(*flag))
+		sleep_ns(MS / 2);
+}
+
+/* Wait until @p is blocked on a mutex and off every CPU. */
+void px_wait_blocked(struct task *p)
+{
+	while (!READ_ONCE(p->blocked_on) || READ_ONCE(p->on_cpu))
+		sleep_ns(MS / 2);
+}
+
+void px_join(struct task *p)
+{
+	if (p)
+		thread_join(p);
+}
+
+/* The first CPU not in @used, or -1. */
+int px_spare_cpu(uint64_t used)
+{
+	for (int c = 0; c < ncpus; c++)
+		if (cpu_by_id(c)->online && !((used >> c) & 1))
+			return c;
+	return -1;
+}

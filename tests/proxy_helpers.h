@@ -1,0 +1,32 @@
+/*
+ * proxy_helpers.h - helpers of the cross-CPU proxy-execution suites
+ * (tests/proxy_helpers.c).
+ */
+#ifndef TESTS_PROXY_HELPERS_H
+#define TESTS_PROXY_HELPERS_H
+#include "helpers.h"
+#include "sched.h"
+
+#define MS NSEC_PER_MSEC
+
+/* CPU time @p has had (including the current stretch if it runs here). */
+uint64_t px_exec_ns(struct task *p);
+/* Burn @ns of the caller's own CPU time. */
+void px_spin_exec(uint64_t ns);
+/* Spawn @fn pinned to @cpu: SCHED_FIFO @rt_prio, or fair if 0.  A failure
+ * is reported on @t (NULL returned). */
+struct task *px_spawn_on(struct ktest *t, const char *name, int cpu,
+			 void (*fn)(void *), void *arg, int rt_prio);
+/* Proxy mode, the caller FIFO 99 pinned to @cpu.  False: failed
+ * (reported).  px_end() undoes it. */
+bool px_begin(struct ktest *t, int cpu);
+void px_end(void);
+/* Wait (sleeping, so lower priorities run) until *flag is set. */
+void px_wait_flag(volatile int *flag);
+/* Wait until @p is blocked on a mutex and off every CPU. */
+void px_wait_blocked(struct task *p);
+/* thread_join(@p) unless NULL. */
+void px_join(struct task *p);
+/* The first online CPU not in @used, or -1. */
+int px_spare_cpu(uint64_t used);
+#endif
