@@ -355,7 +355,7 @@ static void __schedule(int mode)
 	if (mode == SM_YIELD)
 		rq->donor->sched_class->yield_task(rq);
 	if (mode != SM_PREEMPT && prev->state != TASK_RUNNING) {
-		if (!proxy_blocked(prev))
+		if (!proxy_blocked(prev) || proxy_prev_sleeps(rq, prev))
 			deactivate_task(rq, prev, DEQUEUE_SLEEP);
 		else if (prev->sched_class->task_blocked)
 			prev->sched_class->task_blocked(rq, prev);

@@ -251,6 +251,34 @@ static bool proxy_worth_moving(struct mutex *m, struct task *donor,
 	return sched_prio_before(donor, READ_ONCE(cpu_rq(cpu)->donor));
 }
 
+/*
+ * __schedule: @prev just blocked on a mutex whose owner runs on another
+ * CPU, where prev's context would change nothing (proxy_worth_moving).
+ * The pick would walk to that owner and put prev to sleep anyway: true
+ * if it should leave the runqueue now, as a plain waiter (the unlock
+ * wakes it), saving a pick and a walk per such block.  One look under
+ * the wait_lock, the one the walk would take.  rq->lock held.
+ */
+bool proxy_prev_sleeps(struct rq *rq, struct task *prev)
+{
+	struct mutex *m = READ_ONCE(prev->blocked_on);
+	struct task *owner;
+	bool sleep = false;
+
+	if (!m || m == PROXY_WAKING)
+		return false;
+	spin_lock_raw(&m->wait_lock);
+	owner = get_task_blocked_on(prev) == m ? mutex_owner(m) : NULL;
+	if (owner && owner != prev && READ_ONCE(owner->on_rq)) {
+		int cpu = READ_ONCE(owner->cpu);
+
+		sleep = cpu != cpu_of(rq) &&
+			!proxy_worth_moving(m, prev, owner, cpu);
+	}
+	spin_unlock_raw(&m->wait_lock);
+	return sleep;
+}
+
 /* One hop's verdict. */
 enum hop {
 	HOP_NEXT,	/* continue from *ownerp */

@@ -67,6 +67,11 @@ struct proxy_chain {
 bool proxy_chain_of(struct rq *rq, struct task *p, struct proxy_chain *c);
 void proxy_chain_move(struct rq *src, struct rq *dst, const struct proxy_chain *c);
 
+/* core.c's __schedule: @prev just blocked on a mutex whose owner runs on
+ * another CPU that prev's context would not speed up: true if it should
+ * leave the runqueue at once, as a plain waiter.  rq->lock held. */
+bool proxy_prev_sleeps(struct rq *rq, struct task *prev);
+
 /* Always-on checks when a pick runs @next for @donor != next: panics
  * naming the tasks. */
 void proxy_check_pick(struct rq *rq, struct task *donor, struct task *next);
