@@ -278,11 +278,14 @@ static void bench_mutex_contended(void)
 		bench_report(name, ns[i], "ns", detail);
 	}
 	locking_set_mode(saved);
-	if (ns[0] && ns[2]) {
+	if (ns[0] && ns[2] && ns[3]) {
+		uint64_t none = (ns[2] + ns[3]) / 2;
+
 		snprintf(detail, sizeof(detail),
-			 "proxy / none x 1000: %llu / %llu ns; target <= 1050",
-			 (unsigned long long)ns[0], (unsigned long long)ns[2]);
-		bench_report("mutex_contended_proxy_vs_none", ns[0] * 1000 / ns[2],
+			 "proxy / none (mean of its two runs) x 1000: %llu / %llu "
+			 "ns; target <= 1050", (unsigned long long)ns[0],
+			 (unsigned long long)none);
+		bench_report("mutex_contended_proxy_vs_none", ns[0] * 1000 / none,
 			     "permille", detail);
 	}
 	if (ns[2] && ns[3]) {
