@@ -13,7 +13,7 @@
  * time, rq->donor seen from inside the owner), not wall-clock bounds,
  * so a stalled host cannot fail them; wall-clock waits are printed.
  */
-#include "helpers.h"
+#include "proxy_helpers.h"
 #include "cpu.h"
 #include "sched.h"
 #include "mutex.h"
@@ -22,36 +22,11 @@
 #include "string.h"
 #include "../kernel/sched/internal.h"
 
-#define MS NSEC_PER_MSEC
-
 /* ---- Helpers --------------------------------------------------------- */
 
 static int test_cpu(void)
 {
 	return ncpus - 1;
-}
-
-/* CPU time @p has had, including the current stretch if it runs now. */
-static uint64_t exec_ns(struct task *p)
-{
-	unsigned long flags = arch_irq_save();
-	uint64_t ns = READ_ONCE(p->sum_exec_ns);
-
-	if (p == this_cpu()->rq.curr)
-		ns += clock_ns() - p->exec_start_ns;
-	arch_irq_restore(flags);
-	return ns;
-}
-
-/* Burn @ns of the caller's own CPU time (not wall time: while someone
- * else runs, the critical section does not advance). */
-static void spin_exec(uint64_t ns)
-{
-	struct task *self = current();
-	uint64_t end = exec_ns(self) + ns;
-
-	while (exec_ns(self) < end)
-		arch_cpu_relax();
 }
 
 static struct task *spawn_attr(struct ktest *t, const char *name,
@@ -161,7 +136,7 @@ static void inv_low(void *arg)
 	mutex_lock(&inv.m);
 	inv.low_holds = 1;
 	spin_until_blocked(&inv.high, &inv.m);	/* high was just spawned */
-	spin_exec(INV_CS);
+	px_spin_exec(INV_CS);
 	inv.low_ran_for_high = current_donor() == inv.high;
 	strlcpy(inv.low_donor, current_donor()->name, sizeof(inv.low_donor));
 	mutex_unlock(&inv.m);
@@ -170,7 +145,7 @@ static void inv_low(void *arg)
 static void inv_hog(void *arg)
 {
 	(void)arg;
-	spin_exec(INV_HOG);
+	px_spin_exec(INV_HOG);
 }
 
 static void inv_high(void *arg)
@@ -180,7 +155,7 @@ static void inv_high(void *arg)
 	(void)arg;
 	mutex_lock(&inv.m);
 	inv.wait_ns = clock_ns() - t0;
-	inv.hog_exec_at_acquire = exec_ns(inv.hog);
+	inv.hog_exec_at_acquire = px_exec_ns(inv.hog);
 	mutex_unlock(&inv.m);
 }
 
@@ -261,7 +236,7 @@ static void chain_holder(void *arg)
 		ch.donor_in[i - 1] = current_donor();
 		mutex_unlock(&ch.m[i - 1]);
 	}
-	spin_exec(MS);
+	px_spin_exec(MS);
 	if (i == 0)
 		ch.donor_in[CHAIN - 1] = current_donor();	/* h0's view */
 	ch.order[__atomic_fetch_add(&ch.norder, 1, __ATOMIC_SEQ_CST)] = i;
@@ -273,7 +248,7 @@ static void chain_top(void *arg)
 {
 	(void)arg;
 	mutex_lock(&ch.m[CHAIN - 1]);
-	ch.hog_exec_at_top = exec_ns(ch.hog);
+	ch.hog_exec_at_top = px_exec_ns(ch.hog);
 	ch.order[__atomic_fetch_add(&ch.norder, 1, __ATOMIC_SEQ_CST)] = CHAIN;
 	mutex_unlock(&ch.m[CHAIN - 1]);
 }
@@ -281,7 +256,7 @@ static void chain_top(void *arg)
 static void chain_hog(void *arg)
 {
 	(void)arg;
-	spin_exec(40 * MS);
+	px_spin_exec(40 * MS);
 }
 
 static void chain_of_seven(struct ktest *t)
@@ -338,10 +313,10 @@ static void multi_owner(void *arg)
 	mutex_lock(&mu.m2);
 	mu.holds = 1;
 	spin_until_blocked(&mu.b, &mu.m2);	/* a, then b block */
-	spin_exec(2 * MS);
+	px_spin_exec(2 * MS);
 	mu.donor_before = current_donor();
 	mutex_unlock(&mu.m2);		/* b takes m2, runs, leaves */
-	spin_exec(2 * MS);
+	px_spin_exec(2 * MS);
 	mu.donor_between = current_donor();
 	mutex_unlock(&mu.m1);
 }
@@ -357,7 +332,7 @@ static void multi_waiter(void *arg)
 static void multi_hog(void *arg)
 {
 	(void)arg;
-	spin_exec(30 * MS);
+	px_spin_exec(30 * MS);
 }
 
 /*
@@ -444,11 +419,11 @@ static void cross_owner(void *arg)
 	cx.owner_vr0 = vruntime_now(current());
 	cx.waiter_vr0 = vruntime_now(cx.waiter);
 	cx.budget0 = budget_now(cx.waiter);
-	cx.waiter_exec0 = exec_ns(cx.waiter);
-	cx.owner_exec0 = exec_ns(current());
-	spin_exec(cx.cs);
-	cx.owner_exec1 = exec_ns(current());
-	cx.waiter_exec1 = exec_ns(cx.waiter);
+	cx.waiter_exec0 = px_exec_ns(cx.waiter);
+	cx.owner_exec0 = px_exec_ns(current());
+	px_spin_exec(cx.cs);
+	cx.owner_exec1 = px_exec_ns(current());
+	cx.waiter_exec1 = px_exec_ns(cx.waiter);
 	cx.budget1 = budget_now(cx.waiter);
 	cx.waiter_vr1 = vruntime_now(cx.waiter);
 	cx.owner_vr1 = vruntime_now(current());
@@ -464,7 +439,7 @@ static void cross_waiter(void *arg)
 
 static void cross_hog(void *arg)
 {
-	spin_exec((uint64_t)(long)arg);
+	px_spin_exec((uint64_t)(long)arg);
 }
 
 /* Common shape: owner (fair, @owner_nice) holds m; a hog of @hog_attr
@@ -585,7 +560,7 @@ static void sleepy_owner(void *arg)
 	sl.sleeping = 1;
 	sleep_ns(30 * MS);		/* the donor blocks meanwhile: parks */
 	sl.sleeping = 0;
-	spin_exec(MS);
+	px_spin_exec(MS);
 	sl.owner_donor = current_donor();
 	mutex_unlock(&sl.m);
 }
@@ -650,7 +625,7 @@ static void handoff_owner(void *arg)
 	ho.holds = 1;
 	while (!READ_ONCE(ho.donor) || !READ_ONCE(ho.donor->blocked_on))
 		sleep_ns(MS / 2);
-	spin_exec(2 * MS);
+	px_spin_exec(2 * MS);
 	/* Look at the word before anyone runs: a handoff writes the chosen
 	 * task into it; a plain release would leave it free for whoever
 	 * runs first (here the donor too, being the most important). */
