@@ -225,15 +225,16 @@ static bool proxy_cycle_lockless(struct task *donor)
  * @owner of @m is queued or running on CPU @cpu, not here.  Move the
  * chain there only where lending the donor's context can help: the owner
  * is waiting for that CPU (not just handed @m and woken), or the donor's
- * context ranks before what runs there (sched_prio_before: deadline, RT priority; one fair context never
- * ranks before another).  A running owner that the donor could not speed
- * up will release soon; the donor waits as a plain waiter meanwhile (the
- * unlock wakes it): moving a chain per contended acquisition cost up to
- * 3x in throughput against plain mutexes (bench mutex_contended).  Only
- * a donor that holds no mutex: nobody can block on it while it sleeps.  If
- * that owner is preempted later, it is by a context that outranks its
- * own, which the donor's did not.  Lockless peeks (task memory stays
- * mapped): a wrong guess costs one migration or one sleep.
+ * context ranks before what runs there (sched_prio_before: deadline, RT
+ * priority; one fair context never ranks before another).  A running
+ * owner that the donor could not speed up will release soon; the donor
+ * waits as a plain waiter meanwhile (the unlock wakes it): moving a chain
+ * per contended acquisition cost up to 3x in throughput against plain
+ * mutexes (bench mutex_contended).  Only a donor that holds no mutex:
+ * nobody can block on it while it sleeps.  If that owner is preempted
+ * later, it is by a context that outranks its own, which the donor's did
+ * not.  Lockless peeks (task memory stays mapped): a wrong guess costs
+ * one migration or one sleep.
  */
 static bool proxy_worth_moving(struct mutex *m, struct task *donor,
 			       struct task *owner, int cpu)
