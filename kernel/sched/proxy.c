@@ -35,6 +35,10 @@
  *                                tasks (proxy_lent): they never run
  *                                there; the wakeup that hands one its
  *                                lock moves it back (try_to_wake_up).
+ *                                Unless lending cannot help (the owner
+ *                                runs there, above the donor's context:
+ *                                proxy_worth_moving): then the donor
+ *                                sleeps as a plain waiter.
  *   a lent task must run         (handed its lock, timed out...) it
  *                                leaves the runqueue; the wakeup on
  *                                its way places it (proxy_leave).
