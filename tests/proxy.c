@@ -544,7 +544,7 @@ static void cross_rt_to_fair(struct ktest *t)
 static struct sleeper {
 	struct mutex m;
 	volatile int holds;
-	volatile int sleeping;
+	volatile int sleeping, release;
 	struct task *donor;
 	int donor_on_rq_while_asleep;
 	struct task *parked_on;
@@ -558,7 +558,16 @@ static void sleepy_owner(void *arg)
 	mutex_lock(&sl.m);
 	sl.holds = 1;
 	sl.sleeping = 1;
-	sleep_ns(30 * MS);		/* the donor blocks meanwhile: parks */
+	/* Asleep until the case has looked at the parked donor (a fixed
+	 * sleep could end first on a stalled host). */
+	for (;;) {
+		WRITE_ONCE(current()->state, TASK_SLEEPING);
+		smp_mb();
+		if (READ_ONCE(sl.release))
+			break;
+		schedule();
+	}
+	WRITE_ONCE(current()->state, TASK_RUNNING);
 	sl.sleeping = 0;
 	px_spin_exec(MS);
 	sl.owner_donor = current_donor();
@@ -593,11 +602,15 @@ static void owner_sleeps(struct ktest *t)
 	wait_flag(&sl.holds);
 	KASSERT_EQ(t, thread_spawn(&w, "sleepy-donor", sleepy_waiter, NULL, &o), 0);
 	sl.donor = w;
-	sleep_ns(5 * MS);		/* mid-sleep: look at the donor */
-	if (READ_ONCE(sl.sleeping)) {
-		sl.donor_on_rq_while_asleep = READ_ONCE(w->on_rq);
-		sl.parked_on = READ_ONCE(w->parked_on);
-	}
+	/* The owner sleeps until told: wait (2 s at most) for the donor to
+	 * block and park, then look. */
+	for (int i = 0; i < 4000 && !(READ_ONCE(w->parked_on) &&
+				      !READ_ONCE(w->on_rq)); i++)
+		sleep_ns(MS / 2);
+	sl.donor_on_rq_while_asleep = READ_ONCE(w->on_rq);
+	sl.parked_on = READ_ONCE(w->parked_on);
+	sl.release = 1;
+	wake_up(own);
 	join(w);
 	join(own);
 	scenario_end();
