@@ -26,8 +26,6 @@
 #include "timer.h"
 #include "arch.h"
 #include "string.h"
-#include "boot.h"
-#include "cmdline.h"
 #include <printf.h>
 #include <stddef.h>
 #include "../kernel/sched/internal.h"
@@ -122,7 +120,8 @@ BENCH(proxy_hop, "cost of one hop of the proxy chain walk", bench_proxy_hop);
  * Three workers pinned to this CPU live for all rounds of one mode (a
  * thread per round would cost more than the round): low (FIFO 10), hog
  * (FIFO 50) and high (FIFO 90).  Round r: we release low, which takes m;
- * then hog and high, and high blocks on m.  Each worker sleeps between
+ * then hog and high (across CPUs, high once the hog runs), and high
+ * blocks on m.  Each worker sleeps between
  * rounds (wait_round) and reports done[] when its part is over.  All
  * waiting is sleep + wake_up, never a timed poll: under -icount an idle
  * CPU waiting for a timer costs host time out of proportion.
@@ -131,9 +130,12 @@ static struct {
 	struct mutex m;
 	volatile int round;		/* released round, all workers */
 	volatile int low_holds;		/* round in which low holds m */
-	volatile int go;		/* round in which hog and high start */
+	volatile int go;		/* round in which the hog starts */
+	volatile int hog_on;		/* round in which the hog runs (xcpu) */
+	volatile int high_go;		/* round in which high starts */
 	volatile int done[3];		/* last round each worker finished */
 	struct task *main;		/* the bench thread: woken on progress */
+	bool xcpu;			/* high on another CPU: hog halts */
 	uint64_t wait;
 	int rounds;
 } ib;
@@ -146,6 +148,56 @@ static void spin_until(uint64_t end)
 	while (clock_ns() < end)
 		for (volatile int i = 0; i < 200; i++)
 			;
+}
+
+/*
+ * Across CPUs the workers wait halted, not spinning.  Under -icount the
+ * vCPUs take turns on one host thread, and QEMU switches turns only when
+ * the running vCPU halts, executes x86 `pause`, or reaches its share of
+ * the time to the next timer deadline (up to about half a 4 ms tick).  An
+ * IPI only marks its target, which reacts when its turn comes.  A worker
+ * that executes instructions while it waits (the hog, or the owner
+ * waiting for the round to start) holds the host thread while its CPU
+ * should react to the other one (the moved chain, the boost, the
+ * wakeup), and when the other CPU's turn ends in the middle of the
+ * kernel's path (a deadline), the spinner gets a whole turn: the figures
+ * were that turn (about a tick, or the hog's 500 us), not the kernel.
+ *
+ * halt_until() keeps its task running, so that to the scheduler it is
+ * exactly the busy task it stands for (it never yields, sleeps or
+ * blocks, and is preempted only by irq_exit()), but its vCPU halts: any
+ * interrupt (an IPI, the tick, the timer armed for @end) ends the halt,
+ * and meanwhile the other vCPU has the host thread whenever it has work.
+ * Virtual time still passes (the other vCPU's instructions, or QEMU's
+ * jump to the next deadline when both are halted).
+ */
+static void halt_timer_fn(struct timer *t)
+{
+	(void)t;	/* its interrupt ends the halt */
+}
+
+/* Run until @end (0: no limit) or until @done() (may be NULL), halted
+ * (see above).  @done is called with interrupts off, so what it waits
+ * for cannot slip in between the look and the halt.  The caller is
+ * pinned to this CPU, so the timer stays on it. */
+static void halt_until(uint64_t end, bool (*done)(void))
+{
+	struct timer t;
+
+	timer_init(&t, halt_timer_fn, NULL);
+	if (end)
+		timer_arm(&t, end);
+	for (;;) {
+		preempt_check_resched();	/* a local wakeup's request */
+		arch_irq_disable();
+		if ((end && clock_ns() >= end) || (done && done())) {
+			arch_irq_enable();
+			break;
+		}
+		arch_idle();		/* enables irqs with the halt */
+		arch_irq_enable();
+	}
+	timer_cancel(&t);
 }
 
 /* Sleep until *flag >= r (the waker sets it, then wake_up()s us). */
@@ -163,6 +215,12 @@ static void wait_round(volatile int *flag, int r)
 	WRITE_ONCE(self->state, TASK_RUNNING);
 }
 
+/* The hog and high are released for this round. */
+static bool ib_go(void)
+{
+	return READ_ONCE(ib.go) >= READ_ONCE(ib.round);
+}
+
 static void ib_low(void *arg)
 {
 	(void)arg;
@@ -173,10 +231,10 @@ static void ib_low(void *arg)
 		wake_up(ib.main);
 		/* Across CPUs the bench thread may not run before our section
 		 * is over (-icount runs the vCPUs in turn): hold m until hog
-		 * and high are released.  On one CPU they already are. */
-		while (READ_ONCE(ib.go) < r)
-			for (volatile int i = 0; i < 200; i++)
-				;
+		 * and high are released (the hog's wakeup IPI ends the halt).
+		 * On one CPU they already are. */
+		if (ib.xcpu)
+			halt_until(0, ib_go);
 		spin_until(clock_ns() + INV_CS);
 		mutex_unlock(&ib.m);
 		ib.done[0] = r;
@@ -189,7 +247,15 @@ static void ib_hog(void *arg)
 	(void)arg;
 	for (int r = 1; r <= ib.rounds; r++) {
 		wait_round(&ib.go, r);
-		spin_until(clock_ns() + INV_HOG);
+		if (ib.xcpu) {
+			uint64_t end = clock_ns() + INV_HOG;
+
+			ib.hog_on = r;		/* low is off its CPU now */
+			wake_up(ib.main);
+			halt_until(end, NULL);	/* see there */
+		} else {
+			spin_until(clock_ns() + INV_HOG);
+		}
 		ib.done[1] = r;
 		wake_up(ib.main);
 	}
@@ -201,7 +267,7 @@ static void ib_high(void *arg)
 	for (int r = 1; r <= ib.rounds; r++) {
 		uint64_t t0;
 
-		wait_round(&ib.go, r);
+		wait_round(&ib.high_go, r);
 		t0 = clock_ns();
 		mutex_lock(&ib.m);
 		ib.wait = clock_ns() - t0;
@@ -235,6 +301,7 @@ static bool inversion_rounds(uint64_t *worst, uint64_t *avg, int rounds,
 	memset((void *)&ib.round, 0, sizeof(ib) - offsetof(typeof(ib), round));
 	ib.main = current();
 	ib.rounds = rounds;
+	ib.xcpu = hcpu != lcpu;
 	w[0] = ib_spawn("ib-low", ib_low, 10, lcpu);
 	w[1] = ib_spawn("ib-hog", ib_hog, 50, lcpu);
 	w[2] = ib_spawn("ib-high", ib_high, 90, hcpu);
@@ -247,6 +314,9 @@ static bool inversion_rounds(uint64_t *worst, uint64_t *avg, int rounds,
 		wait_round(&ib.low_holds, r);
 		ib.go = r;
 		wake_up(w[1]);
+		if (ib.xcpu)	/* the owner preempted first (inversion_xcpu) */
+			wait_round(&ib.hog_on, r);
+		ib.high_go = r;
 		wake_up(w[2]);
 		for (int i = 0; i < 3; i++)
 			wait_round(&ib.done[i], r);
@@ -260,7 +330,13 @@ static bool inversion_rounds(uint64_t *worst, uint64_t *avg, int rounds,
 	return true;
 }
 
-static void bench_inversion_bound(void)
+/*
+ * Run inversion_rounds() in each locking mode, the high task on @hcpu,
+ * owner and hog on @lcpu, and report @prefix_proxy/inherit/none (@where
+ * goes into the detail).  The caller is FIFO 99 pinned to @hcpu for it.
+ */
+static void inversion_modes(const char *bench, const char *prefix, int rounds,
+			    int hcpu, int lcpu, const char *where)
 {
 	static const enum locking_mode modes[] = { LOCKING_PROXY, LOCKING_INHERIT,
 						   LOCKING_NONE };
@@ -268,19 +344,17 @@ static void bench_inversion_bound(void)
 	struct sched_attr normal = { .policy = SCHED_NORMAL };
 	enum locking_mode saved = locking_mode;
 	uint64_t worst[3] = { 0 }, avg[3] = { 0 };
-	int cpu = smp_processor_id();
 	char detail[160];
 
-	mutex_init(&ib.m, "inversion-m");
 	if (sched_setattr(current(), &me) != 0) {
-		printk("# bench inversion_bound: SKIP cannot become FIFO 99\n");
+		printk("# bench %s: SKIP cannot become FIFO 99\n", bench);
 		return;
 	}
-	sched_setaffinity(current(), 1ULL << smp_processor_id());
+	sched_setaffinity(current(), 1ULL << hcpu);
 	for (int i = 0; i < 3; i++) {
 		if (locking_set_mode(locking_mode_name(modes[i])) != 0 ||
-		    !inversion_rounds(&worst[i], &avg[i], ROUNDS_INV, cpu, cpu)) {
-			printk("# bench inversion_bound: SKIP mode %s failed\n",
+		    !inversion_rounds(&worst[i], &avg[i], rounds, hcpu, lcpu)) {
+			printk("# bench %s: SKIP mode %s failed\n", bench,
 			       locking_mode_name(modes[i]));
 			break;
 		}
@@ -291,13 +365,21 @@ static void bench_inversion_bound(void)
 	for (int i = 0; i < 3; i++) {
 		char name[40];
 
-		snprintf(name, sizeof(name), "inversion_wait_%s",
+		snprintf(name, sizeof(name), "%s_%s", prefix,
 			 locking_mode_name(modes[i]));
 		snprintf(detail, sizeof(detail),
-			 "worst of %d rounds; avg %llu ns; 100 us section, 500 us hog",
-			 ROUNDS_INV, (unsigned long long)avg[i]);
+			 "worst of %d rounds; avg %llu ns; %s100 us section, "
+			 "500 us hog", rounds, (unsigned long long)avg[i], where);
 		bench_report(name, worst[i], "ns", detail);
 	}
+}
+
+static void bench_inversion_bound(void)
+{
+	int cpu = smp_processor_id();
+
+	mutex_init(&ib.m, "inversion-m");
+	inversion_modes("inversion_bound", "inversion_wait", ROUNDS_INV, cpu, cpu, "");
 }
 BENCH(inversion_bound, "worst-case priority inversion per locking mode",
       bench_inversion_bound);
@@ -305,22 +387,13 @@ BENCH(inversion_bound, "worst-case priority inversion per locking mode",
 /* ---- Across CPUs -------------------------------------------------------- */
 
 /*
- * riscv64 under -icount: the cross-CPU benches are skipped, as
- * mutex_contended is (see riscv_icount() in bench_mutex.c): a vCPU
- * spinning for a lock a stopped vCPU holds does not hand over the host
- * thread there, and the 2-CPU boot did not finish in 300 s.
+ * These run on riscv64 under -icount too, where QEMU's `pause` does not
+ * hand the host thread over (see bench_mutex.c): nothing here spins on a
+ * CPU another CPU must get to.  The workers that wait do it halted
+ * (halt_until()), and the owner is preempted before a waiter arrives, so
+ * the waiter blocks at once (mutex_optimistic_spin() stops when the owner
+ * is off its CPU).
  */
-static bool riscv_icount(void)
-{
-#if defined(__riscv)
-	char val[8];
-
-	return boot_info && cmdline_get(boot_info->cmdline, "icount", val,
-					sizeof(val)) && strcmp(val, "1") == 0;
-#else
-	return false;
-#endif
-}
 
 /* The next online CPU after this one, or -1. */
 static int other_cpu(int cpu)
@@ -344,57 +417,29 @@ static int other_cpu(int cpu)
  * proxy the high task's chain moves to the owner's CPU and the owner runs
  * there at once with the high task's context, ahead of the hog; with
  * inherit the owner is boosted to 90 there; with none the hog delays it
- * by its whole 500 us.  Same rounds and workers as inversion_bound.
+ * by its whole 500 us.  Same rounds and workers as inversion_bound, but
+ * the hog and the owner waiting for the round wait halted (halt_until()),
+ * and high starts only once the hog runs: the owner is off its CPU when
+ * high calls mutex_lock(), so high blocks at once, as it would on
+ * hardware where the hog's wakeup IPI takes a microsecond.  (Under
+ * -icount the hog's CPU sees that IPI only when its turn comes; high
+ * would first spin on the owner, one turn per look on x86, and on
+ * riscv64, whose `pause` keeps the turn, for all MUTEX_SPIN_MAX looks.)
  */
 static void bench_inversion_xcpu(void)
 {
-	static const enum locking_mode modes[] = { LOCKING_PROXY, LOCKING_INHERIT,
-						   LOCKING_NONE };
-	struct sched_attr me = { .policy = SCHED_FIFO, .rt_priority = 99 };
-	struct sched_attr normal = { .policy = SCHED_NORMAL };
-	enum locking_mode saved = locking_mode;
-	uint64_t worst[3] = { 0 }, avg[3] = { 0 };
 	int hcpu = smp_processor_id(), lcpu = other_cpu(hcpu);
-	char detail[160];
+	char where[48];
 
 	if (lcpu < 0) {
 		printk("# bench inversion_xcpu: SKIP needs >= 2 CPUs\n");
 		return;
 	}
-	if (riscv_icount()) {
-		printk("# bench inversion_xcpu: SKIP riscv64 under -icount "
-		       "(spinning vCPUs stall it)\n");
-		return;
-	}
 	mutex_init(&ib.m, "inversion-xcpu-m");
-	if (sched_setattr(current(), &me) != 0) {
-		printk("# bench inversion_xcpu: SKIP cannot become FIFO 99\n");
-		return;
-	}
-	sched_setaffinity(current(), 1ULL << hcpu);
-	for (int i = 0; i < 3; i++) {
-		if (locking_set_mode(locking_mode_name(modes[i])) != 0 ||
-		    !inversion_rounds(&worst[i], &avg[i], ROUNDS_XCPU, hcpu,
-				      lcpu)) {
-			printk("# bench inversion_xcpu: SKIP mode %s failed\n",
-			       locking_mode_name(modes[i]));
-			break;
-		}
-	}
-	locking_set_mode(locking_mode_name(saved));
-	sched_setattr(current(), &normal);
-	sched_setaffinity(current(), ~0ULL);
-	for (int i = 0; i < 3; i++) {
-		char name[40];
-
-		snprintf(name, sizeof(name), "inversion_xcpu_wait_%s",
-			 locking_mode_name(modes[i]));
-		snprintf(detail, sizeof(detail),
-			 "worst of %d rounds; avg %llu ns; high on cpu%d, owner "
-			 "and hog on cpu%d; 100 us section, 500 us hog",
-			 ROUNDS_XCPU, (unsigned long long)avg[i], hcpu, lcpu);
-		bench_report(name, worst[i], "ns", detail);
-	}
+	snprintf(where, sizeof(where), "high on cpu%d, owner and hog on cpu%d; ",
+		 hcpu, lcpu);
+	inversion_modes("inversion_xcpu", "inversion_xcpu_wait", ROUNDS_XCPU,
+			hcpu, lcpu, where);
 }
 BENCH(inversion_xcpu, "priority inversion across CPUs per locking mode",
       bench_inversion_xcpu);
@@ -416,8 +461,9 @@ BENCH(inversion_xcpu, "priority inversion across CPUs per locking mode",
  * running on B is not measured: the waiter spins first, MUTEX_SPIN_MAX
  * looks, and under -icount each x86 `pause` hands the host thread to
  * the other vCPU for a whole turn, so the figure would be the spin.)
- * The owner polls current_donor() between short runs of plain
- * instructions (a few hundred), so the figure is late by at most that.
+ * The owner and the hog wait halted (halt_until()): B reacts to the
+ * IPI as soon as A goes idle, and the owner looks at current_donor()
+ * right where it is switched in.
  * Median of XL_ROUNDS rounds, fresh threads each round; every wait is a
  * sleep + wake_up (see wait_round).
  */
@@ -438,25 +484,34 @@ static bool xl_expired(void)
 	return t0 && clock_ns() > t0 + XL_LIMIT;
 }
 
+/* For the owner: running for the waiter now (or given up)?  Only a
+ * context switch makes it so, and that takes an interrupt on this CPU,
+ * which ends the owner's halt; so the figure ends where the owner is
+ * switched in, plus this look. */
+static bool xl_owner_done(void)
+{
+	struct task *w = READ_ONCE(xl.waiter);
+
+	if (w && current_donor() == w) {
+		xl.t_seen = clock_ns();
+		xl.seen = 1;
+		return true;
+	}
+	return xl_expired();
+}
+
+static bool xl_stopped(void)
+{
+	return READ_ONCE(xl.stop);
+}
+
 static void xl_owner(void *arg)
 {
 	(void)arg;
 	mutex_lock(&xl.m);
 	xl.holds = 1;
 	wake_up(xl.main);
-	for (;;) {
-		struct task *w = xl.waiter;
-
-		if (w && current_donor() == w) {
-			xl.t_seen = clock_ns();
-			xl.seen = 1;
-			break;
-		}
-		if (xl_expired())
-			break;
-		for (volatile int i = 0; i < 50; i++)
-			;
-	}
+	halt_until(0, xl_owner_done);
 	mutex_unlock(&xl.m);
 }
 
@@ -465,9 +520,7 @@ static void xl_hog(void *arg)
 	(void)arg;
 	xl.hog_on = 1;
 	wake_up(xl.main);
-	while (!xl.stop && !xl_expired())
-		for (volatile int i = 0; i < 200; i++)
-			;
+	halt_until(clock_ns() + XL_LIMIT, xl_stopped);	/* a hog, halted */
 }
 
 static void xl_waiter(void *arg)
@@ -518,10 +571,8 @@ static void bench_proxy_xcpu_latency(void)
 	sched_setaffinity(current(), 1ULL << smp_processor_id());
 	acpu = smp_processor_id();
 	bcpu = other_cpu(acpu);
-	if (bcpu < 0 || riscv_icount()) {
-		printk("# bench proxy_xcpu_latency: SKIP %s\n", bcpu < 0 ?
-		       "needs >= 2 CPUs" : "riscv64 under -icount (spinning "
-		       "vCPUs stall it)");
+	if (bcpu < 0) {
+		printk("# bench proxy_xcpu_latency: SKIP needs >= 2 CPUs\n");
 		sched_setaffinity(current(), ~0ULL);
 		return;
 	}
