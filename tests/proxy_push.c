@@ -17,6 +17,9 @@
  *   pinned_owner_chain_stays  the same with O pinned to A: the chain may
  *                           not go where O cannot run, so nothing moves
  *                           and O runs for D on A after the hog
+ *   deadline_chain_pushed   a deadline waiter's chain, lent to its
+ *                           owner's CPU where an earlier deadline runs,
+ *                           is pushed whole to a free CPU (3 CPUs)
  *   current_chain_stays     O runs for D on A while a queued RT task
  *                           below D is pulled away by B again and again:
  *                           the current chain never moves
@@ -214,6 +217,85 @@ static void run_push(struct ktest *t, bool owner_may_move)
 static void whole_chain_pushed(struct ktest *t) { run_push(t, true); }
 static void pinned_owner_chain_stays(struct ktest *t) { run_push(t, false); }
 
+/* ---- Deadline push moves chains too ----------------------------------- */
+
+/* A's deadline hog: burns @arg ns of CPU time. */
+static void dl_hog_fn(void *arg)
+{
+	px_spin_exec((uint64_t)(uintptr_t)arg);
+}
+
+/*
+ * The case thread on a third CPU C (deadline tasks would starve it on A
+ * or B).  O (fair, A|B) holds m on A, where a deadline hog H runs.  D
+ * (deadline, pinned to B, later deadline than H) blocks on m: its chain
+ * moves to O on A (lent), where H runs first, so A is deadline-overloaded
+ * and pushes D and O together to B, where O runs for D before H is
+ * done.  Without chain-aware deadline push O would run for D on A after
+ * H (and the case fails on o_cpu).
+ */
+static void deadline_chain_pushed(struct ktest *t)
+{
+	const struct sched_attr hog = {
+		.policy = SCHED_DEADLINE, .dl_runtime = 30 * MS,
+		.dl_deadline = 60 * MS, .dl_period = 200 * MS };
+	const struct sched_attr dl = {
+		.policy = SCHED_DEADLINE, .dl_runtime = 20 * MS,
+		.dl_deadline = 200 * MS, .dl_period = 200 * MS };
+	unsigned long moves0;
+	struct task *o, *d, *h;
+	int c = ncpus - 3;
+
+	if (ncpus < 3)
+		KSKIP(t, "needs >= 3 CPUs");
+	if (!begin(t))
+		return;
+	if (sched_setaffinity(current(), 1ULL << c) != 0) {
+		ktest_fail(t, __FILE__, __LINE__, "cannot move to cpu%d", c);
+		end();
+		return;
+	}
+	pp.owner_must_be_on_b = true;
+	pp.go = 1;
+	o = px_spawn_on(t, "push-owner", pp.a, owner_fn, NULL, 0);
+	px_wait_flag(&pp.owner_holds);
+	sched_setaffinity(o, (1ULL << pp.a) | (1ULL << pp.b));
+	moves0 = proxy_nr_chain_moves;
+	h = NULL;
+	{
+		struct thread_opts ho = { .attr = &hog, .affinity = 1ULL << pp.a };
+		struct thread_opts dopt = { .attr = &dl, .affinity = 1ULL << pp.b };
+
+		if (thread_spawn(&h, "push-dl-hog", dl_hog_fn,
+				 (void *)(uintptr_t)(25 * MS), &ho) ||
+		    thread_spawn(&d, "push-dl-waiter", waiter_fn, NULL, &dopt)) {
+			ktest_fail(t, __FILE__, __LINE__, "cannot spawn deadline tasks");
+			pp.stop = 1;
+			px_join(h);
+			px_join(o);
+			end();
+			return;
+		}
+	}
+	pp.d = d;
+	for (int i = 0; i < 4000 && !READ_ONCE(pp.d_done); i++)
+		sleep_ns(MS / 2);
+	pp.stop = 1;
+	px_join(d);
+	px_join(o);
+	px_join(h);
+	end();
+
+	printk("# owner ran for the deadline waiter on cpu%d (A=%d B=%d); "
+	       "chain moves +%lu\n", pp.o_cpu, pp.a, pp.b,
+	       proxy_nr_chain_moves - moves0);
+	KEXPECT(t, pp.cs_done);
+	KEXPECT(t, pp.d_done);
+	KEXPECT_EQ(t, pp.o_cpu, pp.b);
+	KEXPECT(t, !pp.lost_donor);
+	KEXPECT(t, proxy_nr_chain_moves > moves0);
+}
+
 /* ---- The current chain stays while others move ------------------------ */
 
 static volatile int r_pulled;
@@ -282,6 +364,7 @@ static void current_chain_stays(struct ktest *t)
 static struct ktest_case proxy_push_cases[] = {
 	KTEST_CASE(whole_chain_pushed),
 	KTEST_CASE(pinned_owner_chain_stays),
+	KTEST_CASE(deadline_chain_pushed),
 	KTEST_CASE(current_chain_stays),
 	{0}
 };

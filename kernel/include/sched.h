@@ -227,6 +227,10 @@ struct sched_class {
 	 * a donor (proxy execution): it may now move with its chain to
 	 * where its owner runs, whatever its own affinity. */
 	void (*task_blocked)(struct rq *rq, struct task *p);
+	/* Optional.  A proxy chain was moved onto @rq without running at
+	 * once: @rq may be overloaded now, push soon (from a timer: the
+	 * caller holds locks it may not drop).  rq->lock held. */
+	void (*queue_push)(struct rq *rq);
 };
 
 extern const struct sched_class stop_sched_class;

@@ -724,6 +724,7 @@ const struct sched_class dl_sched_class = {
 	.select_task_rq = select_task_rq_dl,		/* p->pi_lock */
 	.balance = balance_dl,				/* rq->lock, dropped */
 	.task_woken = task_woken_dl,			/* rq->lock, dropped */
+	.queue_push = queue_push,			/* rq->lock */
 	.switched_from = switched_from_dl,		/* rq->lock + pi_lock */
 	.switched_to = switched_to_dl,			/* rq->lock + pi_lock */
 	.prio_changed = switched_to_dl,			/* rq->lock + pi_lock */

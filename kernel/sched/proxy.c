@@ -438,7 +438,9 @@ static struct task *proxy_owner_here(struct rq *rq, struct task *p)
  *   chain that is queued here:
  *     move_blocked_task (on_rq stays 1)  enqueued, still TASK_SLEEPING
  *     wakeup_preempt_rq                  resched: its pick finds the
- *   unlock the owner's rq; return NULL     donor and runs the owner
+ *                                          donor and runs the owner
+ *   not preempting there: queue_push     (or a push moves the chain on)
+ *   unlock the owner's rq; return NULL
  *
  * A task that cannot move (woken meanwhile, marked waking, gone) ends
  * the move there: what moved is correct on its own, what stays is
@@ -470,6 +472,11 @@ static struct task *proxy_migrate(struct rq *rq, struct task *donor, int cpu,
 		wakeup_preempt_rq(dst, p);
 		p = next;
 	}
+	/* Outranked there?  Then its CPU may push the chain on to a CPU
+	 * where it runs (push/pull move chains whole). */
+	if (p != donor && !READ_ONCE(dst->cpu->need_resched) &&
+	    donor->sched_class->queue_push)
+		donor->sched_class->queue_push(dst);
 	double_unlock_balance(rq, dst);
 	proxy_nr_migrations++;
 	return NULL;

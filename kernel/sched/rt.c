@@ -687,6 +687,7 @@ const struct sched_class rt_sched_class = {
 	.task_woken = task_woken_rt,		/* rq->lock, dropped */
 	.set_cpus_allowed = set_cpus_allowed_rt,	/* pi_lock, rq->lock */
 	.task_blocked = task_blocked_rt,		/* rq->lock */
+	.queue_push = rt_queue_push,			/* rq->lock */
 	.switched_to = switched_to_rt,		/* rq->lock */
 	.switched_from = switched_from_rt,	/* rq->lock */
 	.prio_changed = prio_changed_rt,	/* rq->lock */
