@@ -379,7 +379,8 @@ static void bench_inversion_bound(void)
 	int cpu = smp_processor_id();
 
 	mutex_init(&ib.m, "inversion-m");
-	inversion_modes("inversion_bound", "inversion_wait", ROUNDS_INV, cpu, cpu, "");
+	inversion_modes("inversion_bound", "inversion_wait", ROUNDS_INV, cpu,
+			cpu, "");
 }
 BENCH(inversion_bound, "worst-case priority inversion per locking mode",
       bench_inversion_bound);

@@ -328,10 +328,11 @@ void mutex_unlock(struct mutex *m)
  * 10x on messaging benchmarks).  Stop when the owner is not on a CPU or
  * is itself waiting for a mutex (its chain is blocked: it will not
  * release soon), when a handoff reserves the lock for a waiter, when
- * this CPU should reschedule, or after MUTEX_SPIN_MAX looks.  The caller is preemptible (checked), so a
- * spinner never holds up its own CPU.  The owner's task may exit while
- * we look at it: tasks come from kmalloc, whose memory stays mapped, so
- * the worst a stale look can do is stop the spin early.
+ * this CPU should reschedule, or after MUTEX_SPIN_MAX looks.  The
+ * caller is preemptible (checked), so a spinner never holds up its own
+ * CPU.  The owner's task may exit while we look at it: tasks come from
+ * kmalloc, whose memory stays mapped, so the worst a stale look can do
+ * is stop the spin early.
  */
 static bool mutex_optimistic_spin(struct mutex *m, struct task *curr)
 {
@@ -630,8 +631,9 @@ acquired:
  * reservation (the lock is released and the first waiter woken, as
  * without proxy execution): reserving the lock for a task that is not
  * running, or that only lent us a fair share, stops every spinner and
- * builds a convoy (bench mutex_contended).  Looked up in the wait list rather
- * than through the donor (which may have stopped waiting and be gone). */
+ * builds a convoy (bench mutex_contended).  Looked up in the wait list
+ * rather than through the donor (which may have stopped waiting and be
+ * gone). */
 static struct mutex_waiter *take_donor_waiter(struct mutex *m,
 					      struct task *curr)
 {

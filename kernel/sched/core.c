@@ -237,7 +237,8 @@ void move_queued_task(struct rq *src, struct rq *dst, struct task *p)
 	move_task(src, dst, p);
 }
 
-void move_blocked_task(struct rq *src, struct rq *dst, struct task *p, bool lend)
+void move_blocked_task(struct rq *src, struct rq *dst, struct task *p,
+		       bool lend)
 {
 	BUG_ON(!p->on_rq || p->on_cpu || task_on_cpu(src, p) || src->donor == p ||
 	       p->cpu != cpu_of(src));

@@ -285,7 +285,8 @@ static struct task *dl_first_waiting(struct rq *src)
 
 /* The earliest waiting task on @src if it can move, with its chain @c,
  * to @dst_cpu (-1: anywhere but src).  src->lock held. */
-static struct task *pick_pushable(struct rq *src, int dst_cpu, struct proxy_chain *c)
+static struct task *pick_pushable(struct rq *src, int dst_cpu,
+				  struct proxy_chain *c)
 {
 	struct task *p = dl_first_waiting(src);
 

@@ -7,8 +7,8 @@
  *
  * Load is the sum of the queued fair weights (no PELT), less the tasks
  * blocked on a mutex when the balancer moves tasks (runnable_load); a CPU
- * pulls from the busiest one while that narrows the gap.  Whether a task may move is
- * decided in one place, can_migrate_task().
+ * pulls from the busiest one while that narrows the gap.  Whether a task
+ * may move is decided in one place, can_migrate_task().
  */
 #include "fair_internal.h"
 

@@ -100,7 +100,8 @@ void move_queued_task(struct rq *src, struct rq *dst, struct task *p);
  * Push/pull moving a whole chain inside p's affinity does not lend.
  * Both locks held.
  */
-void move_blocked_task(struct rq *src, struct rq *dst, struct task *p, bool lend);
+void move_blocked_task(struct rq *src, struct rq *dst, struct task *p,
+		       bool lend);
 /* @p was just queued on @rq: preempt rq->donor if p should run first. */
 void wakeup_preempt_rq(struct rq *rq, struct task *p);
 

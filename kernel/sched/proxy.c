@@ -552,7 +552,8 @@ bool proxy_chain_of(struct rq *rq, struct task *p, struct proxy_chain *c)
 	}
 }
 
-void proxy_chain_move(struct rq *src, struct rq *dst, const struct proxy_chain *c)
+void proxy_chain_move(struct rq *src, struct rq *dst,
+		      const struct proxy_chain *c)
 {
 	for (unsigned i = 0; i < c->n; i++) {
 		struct task *p = c->task[i];

@@ -65,7 +65,8 @@ struct proxy_chain {
 	uint64_t cpus;
 };
 bool proxy_chain_of(struct rq *rq, struct task *p, struct proxy_chain *c);
-void proxy_chain_move(struct rq *src, struct rq *dst, const struct proxy_chain *c);
+void proxy_chain_move(struct rq *src, struct rq *dst,
+		      const struct proxy_chain *c);
 
 /* core.c's __schedule: @prev just blocked on a mutex whose owner runs on
  * another CPU that prev's context would not speed up: true if it should

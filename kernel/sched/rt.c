@@ -145,7 +145,8 @@ static bool rt_chain_movable(struct rq *rq, struct task *p, int dst,
  * (@c), and (dst >= 0) to CPU @dst.  O(queued RT tasks) at worst;
  * push/pull only.
  */
-static struct task *rt_pick_pushable(struct rq *rq, int dst, struct proxy_chain *c)
+static struct task *rt_pick_pushable(struct rq *rq, int dst,
+				     struct proxy_chain *c)
 {
 	struct rt_rq *rt = &rq->rt;
 
