@@ -50,12 +50,10 @@ static struct pp {
 	unsigned long d_migr0, d_migr1, o_migr0, o_migr1;
 } pp;
 
-static enum locking_mode saved_mode;
-
+/* Fresh state, CPUs A and B chosen, and the case thread FIFO 99 on A in
+ * proxy mode (px_begin; undone by px_end). */
 static bool begin(struct ktest *t)
 {
-	struct sched_attr a = { .policy = SCHED_FIFO, .rt_priority = 99 };
-
 	if (ncpus < 2) {
 		KSKIP(t, "needs >= 2 CPUs");
 		return false;
@@ -64,23 +62,7 @@ static bool begin(struct ktest *t)
 	pp.a = ncpus - 1;
 	pp.b = ncpus - 2;
 	mutex_init(&pp.m, "push-m");
-	saved_mode = locking_mode;
-	if (locking_set_mode("proxy") != 0 ||
-	    sched_setaffinity(current(), 1ULL << pp.a) != 0 ||
-	    sched_setattr(current(), &a) != 0) {
-		ktest_fail(t, __FILE__, __LINE__, "cannot set up on cpu%d", pp.a);
-		return false;
-	}
-	return true;
-}
-
-static void end(void)
-{
-	struct sched_attr a = { .policy = SCHED_NORMAL };
-
-	sched_setattr(current(), &a);
-	sched_setaffinity(current(), ~0ULL);
-	locking_set_mode(locking_mode_name(saved_mode));
+	return px_begin(t, pp.a);
 }
 
 /* Burns CPU time until pp.stop, or @arg ns of it if nonzero. */
@@ -187,7 +169,7 @@ static void run_push(struct ktest *t, bool owner_may_move)
 	pp.stop = 1;
 	px_join(o);
 	px_join(pp.hog_b);
-	end();
+	px_end();
 
 	printk("# owner ran for the waiter on cpu%d (A=%d B=%d)%s; chain moves "
 	       "+%lu, donor migrations +%lu; B's hog +%llu us meanwhile\n",
@@ -252,7 +234,7 @@ static void deadline_chain_pushed(struct ktest *t)
 		return;
 	if (sched_setaffinity(current(), 1ULL << c) != 0) {
 		ktest_fail(t, __FILE__, __LINE__, "cannot move to cpu%d", c);
-		end();
+		px_end();
 		return;
 	}
 	pp.owner_must_be_on_b = true;
@@ -273,7 +255,7 @@ static void deadline_chain_pushed(struct ktest *t)
 			pp.stop = 1;
 			px_join(h);
 			px_join(o);
-			end();
+			px_end();
 			return;
 		}
 	}
@@ -284,7 +266,7 @@ static void deadline_chain_pushed(struct ktest *t)
 	px_join(d);
 	px_join(o);
 	px_join(h);
-	end();
+	px_end();
 
 	printk("# owner ran for the deadline waiter on cpu%d (A=%d B=%d); "
 	       "chain moves +%lu\n", pp.o_cpu, pp.a, pp.b,
@@ -325,7 +307,7 @@ static void current_chain_stays(struct ktest *t)
 	r_pulled = 0;
 	if (sched_setaffinity(current(), 1ULL << pp.b) != 0) {
 		ktest_fail(t, __FILE__, __LINE__, "cannot move to cpu%d", pp.b);
-		end();
+		px_end();
 		return;
 	}
 	o = px_spawn_on(t, "push-owner", pp.a, owner_fn, NULL, 0);
@@ -347,7 +329,7 @@ static void current_chain_stays(struct ktest *t)
 		sleep_ns(MS);
 	px_join(d);
 	px_join(o);
-	end();
+	px_end();
 
 	printk("# owner ran for the waiter on cpu%d; %d RT tasks queued beside "
 	       "the chain, %d of them pulled away\n", pp.o_cpu, rounds, r_pulled);

@@ -523,7 +523,6 @@ bool proxy_chain_of(struct rq *rq, struct task *p, struct proxy_chain *c)
 {
 	c->n = 0;
 	for (;;) {
-		struct mutex *m;
 		struct task *owner;
 
 		if (!proxy_chain_member_ok(rq, p) || c->n == PROXY_CHAIN_MAX)
@@ -539,14 +538,10 @@ bool proxy_chain_of(struct rq *rq, struct task *p, struct proxy_chain *c)
 		}
 		/* Blocked: asleep on a real mutex whose owner is queued here
 		 * too (one about to run, or waiting for a remote or sleeping
-		 * owner, is the pick's business). */
-		m = READ_ONCE(p->blocked_on);
-		if (m == PROXY_WAKING || READ_ONCE(p->state) != TASK_SLEEPING)
-			return false;
-		spin_lock_raw(&m->wait_lock);
-		owner = get_task_blocked_on(p) == m ? mutex_owner(m) : NULL;
-		spin_unlock_raw(&m->wait_lock);
-		if (!owner || owner == p)
+		 * owner, is the pick's business).  Seen queued here under
+		 * the wait_lock, rq->lock keeps the owner here and alive. */
+		if (READ_ONCE(p->state) != TASK_SLEEPING ||
+		    !(owner = proxy_owner_here(rq, p)))
 			return false;
 		p = owner;
 	}
