@@ -327,25 +327,39 @@ void mutex_unlock(struct mutex *m)
  * Linux's first proxy-execution versions blocked at once and lost up to
  * 10x on messaging benchmarks).  Stop when the owner is not on a CPU or
  * is itself waiting for a mutex (its chain is blocked: it will not
- * release soon), when a handoff reserves the lock for a waiter, when
- * this CPU should reschedule, or after MUTEX_SPIN_MAX looks.  The
- * caller is preemptible (checked), so a spinner never holds up its own
- * CPU.  The owner's task may exit while we look at it: tasks come from
- * kmalloc, whose memory stays mapped, so the worst a stale look can do
- * is stop the spin early.
+ * release soon), when this CPU should reschedule, or after
+ * MUTEX_SPIN_MAX looks.  Two kinds of spinner:
+ *
+ *   - a task arriving at the lock (@first false) stops when a handoff
+ *     is asked for or done: the lock is then reserved for a waiter;
+ *   - the first waiter, woken but beaten to the lock by a spinner
+ *     (@first true), has just asked for a handoff (HANDOFF): it spins
+ *     until the owner hands the lock over (PICKUP with itself as owner)
+ *     rather than sleep and wait for another wakeup meanwhile, as
+ *     Linux's first waiter does.  It stops if the lock is handed to
+ *     someone else (a proxy donor).
+ *
+ * The caller is preemptible (checked), so a spinner never holds up its
+ * own CPU.  The owner's task may exit while we look at it: tasks come
+ * from kmalloc, whose memory stays mapped, so the worst a stale look can
+ * do is stop the spin early.
  */
-static bool mutex_optimistic_spin(struct mutex *m, struct task *curr)
+static bool mutex_optimistic_spin(struct mutex *m, struct task *curr,
+				  bool first)
 {
+	unsigned long reserved = first ? MUTEX_FLAG_PICKUP :
+				 MUTEX_FLAG_HANDOFF | MUTEX_FLAG_PICKUP;
+
 	for (int i = 0; i < MUTEX_SPIN_MAX; i++) {
 		unsigned long owner = READ_ONCE(m->owner);
 		struct task *t = owner_task(owner);
 
-		if (!t) {
+		if (!t || (t == curr && first)) {
 			if (__mutex_trylock(m, curr))
 				return true;
 			continue;
 		}
-		if (owner & (MUTEX_FLAG_HANDOFF | MUTEX_FLAG_PICKUP))
+		if (owner & reserved)
 			return false;
 		if (!READ_ONCE(t->on_cpu) || READ_ONCE(t->blocked_on) ||
 		    READ_ONCE(this_cpu()->need_resched))
@@ -519,7 +533,7 @@ int __mutex_lock_slowpath(struct mutex *m, uint64_t timeout_ns,
 	int ret = 0;
 
 	mutex_check_lock_context(m, curr);
-	if (!ww_ctx && mutex_optimistic_spin(m, curr)) {
+	if (!ww_ctx && mutex_optimistic_spin(m, curr, false)) {
 		flags = arch_irq_save();
 		list_add(&m->held_node, &curr->held_mutexes);
 		arch_irq_restore(flags);
@@ -562,6 +576,8 @@ int __mutex_lock_slowpath(struct mutex *m, uint64_t timeout_ns,
 	}
 
 	for (;;) {
+		bool first;
+
 		woken |= mutex_prepare_sleep(curr, m);
 		if (__mutex_trylock(m, curr))
 			break;
@@ -573,13 +589,23 @@ int __mutex_lock_slowpath(struct mutex *m, uint64_t timeout_ns,
 		}
 		/* Woken as the first waiter but a spinner got there first:
 		 * ask for the next unlock to hand the lock to us. */
-		if (woken && m->wait_list.next == &w.list)
+		first = woken && m->wait_list.next == &w.list;
+		if (first)
 			__atomic_or_fetch(&m->owner, MUTEX_FLAG_HANDOFF,
 					  __ATOMIC_SEQ_CST);
 		wake_q_unlock(&q, &m->wait_lock, flags);
 		if (inherit && !walked) {
 			pi_walk_from(m);	/* the owner inherits from us */
 			walked = true;
+		}
+		/* ... and wait for it spinning while the owner runs.  We are
+		 * TASK_SLEEPING and blocked on m meanwhile, as between any
+		 * look and schedule(): preempted, we stay queued (a donor
+		 * under proxy execution); a wakeup makes schedule() return
+		 * at once.  Holding m so, we are our chain's end (proxy.c). */
+		if (first && !ww_ctx && mutex_optimistic_spin(m, curr, true)) {
+			flags = spin_lock(&m->wait_lock);
+			break;
 		}
 		schedule();
 		flags = spin_lock(&m->wait_lock);
