@@ -41,7 +41,9 @@ struct boot_info;
  *   static inline void arch_irq_enable(void)
  *   static inline void arch_irq_disable(void)
  *   static inline bool arch_irqs_enabled(void)
- *   static inline void arch_cpu_relax(void)      pause / nop hint in spin loops
+ *   static inline void arch_cpu_relax(void)      pause hint in spin loops (under
+ *                                                qemu -icount it must give up
+ *                                                the vCPU's turn: riscv64 halts)
  *   static inline uint64_t arch_cycles(void)     raw cycle/time counter
  *                                                (rdtsc / rdcycle) for benches
  *   static inline uintptr_t arch_frame_address(void)  __builtin_frame_address(0)

@@ -18,8 +18,6 @@
 #include "timer.h"
 #include "arch.h"
 #include "string.h"
-#include "boot.h"
-#include "cmdline.h"
 #include "../kernel/sched/proxy.h"
 #include <printf.h>
 
@@ -141,30 +139,6 @@ struct cont_result {
 	unsigned long moves;	/* proxy chain migrations */
 };
 
-/*
- * riscv64 under -icount: skipped.  QEMU 7.2's RISC-V `pause` (our
- * arch_cpu_relax) only ends the translation block, while x86's hands the
- * host thread to the next vCPU; so a vCPU spinning, interrupts off, for a
- * lock held by a stopped vCPU runs until the next timer deadline, or,
- * with none ahead, until QEMU's round-robin kick (100 ms of guest time,
- * a long while of host time with a TB exit per look).  Measured: 2 CPUs
- * 73 / 51 / 80 us per acquisition (proxy / inherit / none) and 4 CPUs
- * over 6 minutes of host time for the proxy mode alone; without the sleep
- * the 2-CPU inherit run stalled for over 250 s (one vCPU in spin_lock_raw,
- * the other stopped in arch_timer_arm).  Without -icount it runs.
- */
-static bool riscv_icount(void)
-{
-#if defined(__riscv)
-	char val[8];
-
-	return boot_info && cmdline_get(boot_info->cmdline, "icount", val,
-					sizeof(val)) && strcmp(val, "1") == 0;
-#else
-	return false;
-#endif
-}
-
 static uint64_t all_switches(void)
 {
 	uint64_t n = 0;
@@ -228,11 +202,6 @@ static void bench_mutex_contended(void)
 		return;
 	}
 	memset(tot, 0, sizeof(tot));
-	if (riscv_icount()) {
-		printk("# bench mutex_contended: SKIP riscv64 under -icount "
-		       "(spinning vCPUs stall it for minutes; see the comment)\n");
-		return;
-	}
 	for (unsigned v = 0; v < ARRAY_SIZE(cont_sleeps_ns); v++) {
 		cont_sleep_ns = cont_sleeps_ns[v];
 		for (unsigned i = 0; i < ARRAY_SIZE(modes); i++) {

@@ -99,6 +99,7 @@ void rv_trap_entry(void);		/* entry.S */
 void rv_trap(struct trap_frame *tf);	/* trap.c */
 void rv_trap_init_hart(uintptr_t emergency_stack_top);
 void rv_time_init(void);
+void rv_relax_init(const char *cmdline);
 void rv_timer_init_hart(void);
 void rv_timer_irq_ack(void);
 

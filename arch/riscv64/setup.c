@@ -95,6 +95,7 @@ void rv_boot_main(uint64_t hartid, const void *dtb)
 	const char *con = console_init(bi->cmdline);
 
 	rv_time_init();
+	rv_relax_init(bi->cmdline);
 	printk("riscv: Image at %lx (linked at %lx), boot hart %lu, SBI %lu.%lu\n",
 	       (unsigned long)bi->kernel_base, (unsigned long)KERNEL_LINK_BASE,
 	       (unsigned long)hartid, sbi.spec_version >> 24 & 0x7f,

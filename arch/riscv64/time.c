@@ -6,9 +6,25 @@
  * hart has Sstc (no trip to M-mode), else SBI set_timer.  A timer
  * interrupt is acknowledged by clearing sie.STIE (the pending bit stays
  * set until the compare value moves); arch_timer_arm sets it again.
+ *
+ * Spinning under qemu -icount: QEMU runs the vCPUs in turn on one host
+ * thread, and a turn ends at the next timer deadline or when the vCPU
+ * halts.  x86's `pause` also ends it; RISC-V's (QEMU 7.2) does not, so a
+ * hart spinning for a lock whose holder waits for its turn spins until
+ * the next tick: benchmarks of contended locks then cost minutes of host
+ * time and their figures measure the spin, not the lock.  With Sstc and
+ * `icount=1` on the command line (the runner's benchmark boots), each
+ * arch_cpu_relax() instead halts for RELAX_YIELD_NS of virtual time (wfi
+ * with the compare value moved close), so the others run meanwhile.
  */
 #include "cpu.h"
+#include "cmdline.h"
 #include "rv.h"
+
+#define RELAX_YIELD_NS 1000
+
+bool rv_relax_yields;
+static uint64_t relax_ticks;
 
 static uint64_t boot_ticks;		/* time CSR at boot: clock 0 */
 static uint64_t ns_per_tick;		/* when the timebase divides 1e9 */
@@ -31,6 +47,35 @@ void rv_time_init(void)
 	if (NSEC_PER_SEC % rv_plat.timebase_hz == 0)
 		ns_per_tick = NSEC_PER_SEC / rv_plat.timebase_hz;
 	rv_timer_init_hart();
+}
+
+void rv_relax_init(const char *cmdline)
+{
+	char val[4];
+
+	relax_ticks = RELAX_YIELD_NS * rv_plat.timebase_hz / NSEC_PER_SEC + 1;
+	rv_relax_yields = rv_plat.sstc &&
+		cmdline_get(cmdline, "icount", val, sizeof(val)) &&
+		val[0] == '1' && val[1] == '\0';
+}
+
+/* Interrupts off throughout, so no handler re-arms the timer between the
+ * save and the restore; wfi still wakes on the pending timer (or an IPI),
+ * which sie enables.  An interrupt already due makes wfi return at once
+ * and is taken when interrupts are restored. */
+void rv_relax_yield(void)
+{
+	unsigned long flags = arch_irq_save();
+	uint64_t cmp = csr_read(stimecmp);
+	unsigned long sie = csr_read(sie);
+
+	csr_write(stimecmp, rdtime() + relax_ticks);
+	csr_set(sie, SIE_STIE);
+	__asm__ __volatile__("wfi" ::: "memory");
+	csr_write(stimecmp, cmp);
+	if (!(sie & SIE_STIE))
+		csr_clear(sie, SIE_STIE);
+	arch_irq_restore(flags);
 }
 
 /* Each hart: timer far away, timer and software interrupts enabled in sie

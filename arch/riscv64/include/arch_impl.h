@@ -103,10 +103,18 @@ static inline bool arch_irqs_enabled(void)
 }
 
 /* Zihintpause's "pause" is an encoding of fence; older cores treat it as
- * a harmless fence, so emit it by value for assemblers without the ext. */
+ * a harmless fence, so emit it by value for assemblers without the ext.
+ * Under qemu -icount (benchmarks) a spinning hart must give up its turn
+ * instead: rv_relax_yield(), time.c. */
+extern bool rv_relax_yields;
+void rv_relax_yield(void);
+
 static inline void arch_cpu_relax(void)
 {
-	__asm__ __volatile__(".4byte 0x0100000f" ::: "memory");
+	if (__builtin_expect(rv_relax_yields, 0))
+		rv_relax_yield();
+	else
+		__asm__ __volatile__(".4byte 0x0100000f" ::: "memory");
 }
 
 /* The cycle CSR (OpenSBI opens it to S-mode via mcounteren).  Under
