@@ -72,14 +72,16 @@ static bool canary_ok(struct block *b)
 	return c == CANARY;
 }
 
-static bool poison_ok(const struct block *b, size_t len)
+/* The offset (from the caller's pointer) of the first byte written after
+ * free, or -1: a report names the field that was written. */
+static long poison_bad(const struct block *b, size_t len)
 {
 	const uint8_t *p = (const uint8_t *)b + HDR;
 
 	for (size_t i = 0; i < len; i++)
 		if (p[i] != POISON)
-			return false;
-	return true;
+			return (long)i;
+	return -1;
 }
 
 /* Carve a new page into free blocks of class @cls.  Lock held. */
@@ -138,6 +140,7 @@ void *kmalloc(size_t size)
 	unsigned cls = 0;
 	struct block *b;
 	unsigned long flags;
+	long bad;
 
 	if (size > (1UL << 30))
 		return NULL;
@@ -152,10 +155,16 @@ void *kmalloc(size_t size)
 		return NULL;
 	}
 	b = free_head[cls];
-	if (b->magic != MAGIC_FREE || !poison_ok(b, class_size(cls) - HDR)) {
+	bad = b->magic != MAGIC_FREE ? -2 : poison_bad(b, class_size(cls) - HDR);
+	if (bad != -1) {
+		const uint64_t *w = (const uint64_t *)((char *)b + HDR +
+						       (bad < 0 ? 0 : bad / 8 * 8));
+
 		spin_unlock(&lock, flags);
-		panic("heap: free block %p (class %zu) was modified after free",
-		      (void *)b, class_size(cls));
+		panic("heap: free block %p (class %zu) was modified after free: "
+		      "%s at offset %ld (word %#llx)", (void *)(b + 1),
+		      class_size(cls), bad == -2 ? "header" : "data",
+		      bad == -2 ? 0L : bad, (unsigned long long)*w);
 	}
 	free_head[cls] = b->next;
 	/* Under the lock, so heap_check never sees a half-made block. */
@@ -241,7 +250,7 @@ int heap_check(void)
 				struct block *b = (struct block *)a;
 
 				if (b->magic == MAGIC_FREE) {
-					if (!poison_ok(b, sz - HDR))
+					if (poison_bad(b, sz - HDR) >= 0)
 						panic("heap_check: free block %p written after free",
 						      (void *)b);
 				} else if (b->magic != MAGIC_ALLOC) {
