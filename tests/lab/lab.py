@@ -55,6 +55,7 @@ DEFAULT_LOCKING = "proxy"       # the kernel's mode without locking=
 # after a "# " (KTAP diagnostic) and one word ("scenario:", "module:").
 PARSE_ERROR_RE = re.compile(r"^(?:#\s*)?(?:[\w.-]+:\s*)?(\d+):(\d+): (.+)$")
 DURATION_RE = re.compile(r"^\s*timeout\s+(\d+)(ns|us|ms|s)\b", re.M)
+SHELL_PROMPT = "kestrel>"
 UNIT_S = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
@@ -144,6 +145,15 @@ def find_parse_error(log):
         if m:
             return int(m.group(1)), int(m.group(2)), m.group(3)
     return None
+
+
+def no_trace_reason(log):
+    why = "the kernel printed no trace (no 'trace begin' line)"
+    lines = [l.strip() for l in runner.clean_lines(log)]
+    if any(l.startswith(SHELL_PROMPT) for l in lines):
+        why += ("; it started its shell instead: does this kernel know "
+                "scenario=module and trace=dump?")
+    return why
 
 
 def tail(log, n=12):
@@ -238,14 +248,13 @@ def run_lab(args, scen):
         elif code != 0:
             out.problems.append("the kernel reported failure (exit code %d)"
                                 % code)
-    out.problems += ["KTAP: " + p for p in ktap_problems]
     try:
         text = ktrace.trace_text(log)
-    except ktrace.TraceError as e:
-        out.problems.append("no trace: the kernel never printed one (%s)"
-                            % e)
+    except ktrace.TraceError:
+        out.problems.append(no_trace_reason(log))
         out.problems += ["last lines of the console:"] + tail(log)
         return out
+    out.problems += ["KTAP: " + p for p in ktap_problems]
     tpath = os.path.join(outdir, "trace.txt")
     with open(tpath, "w") as f:
         f.write(text)

@@ -526,6 +526,11 @@ class Driver(unittest.TestCase):
         self.assertEqual(lab.find_parse_error("# 3:1: missing 'end scenario'"),
                          (3, 1, "missing 'end scenario'"))
 
+    def test_no_trace_reason(self):
+        self.assertIn("started its shell", lab.no_trace_reason(
+            "[cpu0] smp: 2 of 2 CPUs online\nkestrel> "))
+        self.assertNotIn("shell", lab.no_trace_reason("PANIC at x.c:1"))
+
     def test_scenario_header(self):
         d = tempfile.mkdtemp()
         try:
