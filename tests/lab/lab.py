@@ -139,6 +139,14 @@ def build_images(arch):
                        % (arch, arch))
 
 
+def check_image(arch):
+    image = os.path.join(ROOT, "build", arch,
+                         "kernel.elf" if arch == "x86_64" else "Image")
+    if not os.path.exists(image):
+        raise LabError("%s is missing: build it with make ARCH=%s"
+                       % (rel(image), arch))
+
+
 def find_parse_error(log):
     for line in runner.clean_lines(log):
         m = PARSE_ERROR_RE.match(line.strip())
@@ -212,11 +220,7 @@ def run_lab(args, scen):
         cmdline += " locking=" + args.locking
     if not args.no_build:
         build_images(arch)
-    image = os.path.join(ROOT, "build", arch,
-                         "kernel.elf" if arch == "x86_64" else "Image")
-    if not os.path.exists(image):
-        raise LabError("%s is missing: build it with make ARCH=%s"
-                       % (rel(image), arch))
+    check_image(arch)
     timeout = args.timeout or 90 + 3 * scen.timeout_s
     boot = LabBoot(arch, cpus, cmdline, scen.path, outdir)
     print("lab: %s on %s, %d CPU%s, locking %s (%s)" % (
@@ -370,14 +374,13 @@ def main(argv=None):
         print("lab: error: %s" % e, file=sys.stderr)
         return e.status
     print_summary(out)
+    failed = out.problems or any(c.status == "FAIL" for c in out.cases)
+    verdict = "FAIL" if failed else "PASS"
     if args.check:
-        what = "%s lab.%s" % (args.arch, scen.name)
-        if out.problems or any(c.status == "FAIL" for c in out.cases):
-            print("FAIL %s" % what)
-        else:
-            print("PASS %s" % what)
-    return 1 if out.problems or any(c.status == "FAIL"
-                                    for c in out.cases) else 0
+        print("%s %s lab.%s" % (verdict, args.arch, scen.name))
+    else:
+        print("result: %s" % verdict)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -593,5 +593,84 @@ class Driver(unittest.TestCase):
         self.assertIn("does not exist", err.getvalue())
 
 
+class FakeBoot(unittest.TestCase):
+    """lab.py's judging of a boot, with runner.run_boot replaced by a
+    canned console log (no QEMU)."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        self.scn = os.path.join(self.dir, "inv.scn")
+        with open(self.scn, "w") as f:
+            f.write("scenario inv\ncpus 4\nmutex m\ntask a fair\n"
+                    "    lok m\nend\nend scenario\n")
+        self.saved = (lab.runner.run_boot, lab.check_image)
+        lab.check_image = lambda arch: None
+        self.argv = []
+
+    def tearDown(self):
+        lab.runner.run_boot, lab.check_image = self.saved
+        shutil.rmtree(self.dir)
+
+    def run_lab(self, log, status, *extra, check=False):
+        def fake(boot, timeout):
+            self.argv.append(boot.cmdline)
+            res = lab.runner.BootResult(boot)
+            res.log, res.status = log, status
+            return res
+        lab.runner.run_boot = fake
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            rc = lab.main(["--check"] * check + [
+                self.scn, "--arch", "riscv64", "--no-build", "--out",
+                self.dir] + list(extra))
+        return rc, out.getvalue()
+
+    def test_pass(self):
+        rc, out = self.run_lab(SMP4, 0, "--locking", "inherit")
+        self.assertEqual(rc, 0, out)
+        self.assertEqual(self.argv, ["scenario=module trace=dump "
+                                     "locking=inherit"])
+        self.assertIn("assertions: 4 passed, 0 failed, 0 skipped", out)
+        self.assertIn("trace: 59 events on 4 CPUs, 7 lost", out)
+        for f in ("trace.txt", "trace.json", "timeline.svg"):
+            self.assertTrue(os.path.exists(os.path.join(self.dir, f)))
+        with open(os.path.join(self.dir, "trace.json")) as f:
+            self.assertEqual(validate.validate_json(f.read(), 4), [])
+
+    def test_check_pass_and_cpu_mismatch(self):
+        rc, out = self.run_lab(SMP4, 0, check=True)
+        self.assertEqual(rc, 0, out)
+        self.assertIn("PASS riscv64 lab.inv", out)
+        rc, out = self.run_lab(SMP4, 0, "--cpus", "2", check=True)
+        self.assertIn("FAIL riscv64 lab.inv", out)
+        rc, out = self.run_lab(SMP4, 0, "--cpus", "2")
+        self.assertEqual(rc, 1)
+        self.assertIn("the trace shows 4 CPUs, QEMU had 2", out)
+
+    def test_assertion_failed(self):
+        log = SMP4.replace("ok 2 high_assert_class_rt",
+                           "not ok 2 high_assert_class_rt")
+        rc, out = self.run_lab(log, 1)
+        self.assertEqual(rc, 1)
+        self.assertIn("FAIL lab_sample.high_assert_class_rt", out)
+        self.assertIn("kernel reported failure (exit code 1)", out)
+        self.assertIn("timeline.svg", out)      # still drawn
+
+    def test_rejected_script_shows_the_line(self):
+        log = "[cpu0] scenario: 5:5: unknown keyword 'lok'\n"
+        rc, out = self.run_lab(log, 1)
+        self.assertEqual(rc, 1)
+        self.assertIn("inv.scn:5:5: unknown keyword 'lok'", out)
+        self.assertIn("        lok m\n        ^", out)
+
+    def test_no_trace_or_hang(self):
+        rc, out = self.run_lab("[cpu0] PANIC at x.c:3: oops\n", 1)
+        self.assertEqual(rc, 1)
+        self.assertIn("printed no trace", out)
+        self.assertIn("PANIC at x.c:3", out)
+        rc, out = self.run_lab(SMP4.replace("trace end", ""), None)
+        self.assertIn("truncated trace", out)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=1)
