@@ -207,7 +207,8 @@ def run_lab(args, scen):
     """Boot, collect, convert: an Outcome (problems empty: success)."""
     out = Outcome()
     arch = args.arch
-    locking = args.locking or scen.locking or DEFAULT_LOCKING
+    # The scenario's own `locking` line is what its tasks run under.
+    locking = scen.locking or args.locking or DEFAULT_LOCKING
     cpus = args.cpus or scen.cpus or 4
     outdir = os.path.abspath(args.out or os.path.join(
         ROOT, "build", "lab", "%s-%s-%s" % (scen.name, arch, locking)))

@@ -637,6 +637,14 @@ class FakeBoot(unittest.TestCase):
         with open(os.path.join(self.dir, "trace.json")) as f:
             self.assertEqual(validate.validate_json(f.read(), 4), [])
 
+    def test_scenario_locking_names_the_run(self):
+        with open(self.scn, "a") as f:
+            f.write("locking none\n")
+        rc, out = self.run_lab(SMP4, 0, "--locking", "inherit")
+        self.assertIn("the scenario sets 'locking none' itself", out)
+        self.assertIn("locking none (scenario=module trace=dump "
+                      "locking=inherit)", out)
+
     def test_check_pass_and_cpu_mismatch(self):
         rc, out = self.run_lab(SMP4, 0, check=True)
         self.assertEqual(rc, 0, out)
