@@ -203,6 +203,7 @@ def parse_trace(text, allow_truncated=False):
                                                         start + 1)
     warn = _Warner()
     unknown = {}
+    event_lines = 0             # lines shaped like events, usable or not
     seen_end = False
     for i in range(start + 1, len(lines)):
         line = clean_line(lines[i])
@@ -217,6 +218,7 @@ def parse_trace(text, allow_truncated=False):
                      "line %d: not an event line, skipped: %r"
                      % (i + 1, line[:80]))
             continue
+        event_lines += 1
         kind = m.group(3)
         if kind not in EVENT_KEYS:
             unknown[kind] = unknown.get(kind, 0) + 1
@@ -246,10 +248,13 @@ def parse_trace(text, allow_truncated=False):
         warn.add("order", "events are not in timestamp order: sorted "
                  "(stable, so each CPU keeps its recorded order)")
         tr.events.sort(key=lambda e: e.ts)
+    # events= counts the lines the kernel printed: fewer arrived if the
+    # console dropped or mangled some.
     if (tr.declared_events is not None and not tr.truncated
-            and tr.declared_events != len(tr.events)):
-        warn.add("count", "'trace begin' says events=%d, %d were usable"
-                 % (tr.declared_events, len(tr.events)))
+            and tr.declared_events != event_lines):
+        warn.add("count", "'trace begin' says events=%d, the dump has %d "
+                 "event lines (console output lost or mangled?)"
+                 % (tr.declared_events, event_lines))
     tr.warnings = warn.result()
     return tr
 

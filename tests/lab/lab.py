@@ -264,7 +264,8 @@ def run_lab(args, scen):
     with open(tpath, "w") as f:
         f.write(text)
     out.files.append(("trace text", tpath))
-    title = "%s - %s, %d CPUs, locking %s" % (scen.name, arch, cpus, locking)
+    title = "%s - %s, %d CPU%s, locking %s" % (
+        scen.name, arch, cpus, "" if cpus == 1 else "s", locking)
     try:
         tr, jpath, spath, probs = convert(
             text, outdir, title, meta={"scenario": scen.name, "arch": arch,

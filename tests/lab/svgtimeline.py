@@ -395,8 +395,9 @@ def to_svg(model, title="Kestrel scheduler trace"):
     waits_end = _draw_waits(svg, axis_y + 40)
     height = _draw_legend(svg, waits_end) + 4
     tr = model.trace
-    sub = "%d CPUs, %d events, %d lost, %s" % (
-        model.cpus, len(tr.events), tr.lost, fmt_ns(model.end - model.start))
+    sub = "%d CPU%s, %d events, %d lost, %s" % (
+        model.cpus, "" if model.cpus == 1 else "s", len(tr.events), tr.lost,
+        fmt_ns(model.end - model.start))
     if tr.lost:
         sub += " (lost events: some CPUs' first slice is inferred)"
     head = ['<?xml version="1.0" encoding="UTF-8"?>',

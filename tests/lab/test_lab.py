@@ -180,11 +180,12 @@ class BrokenInput(unittest.TestCase):
 
     def test_unknown_events_skipped_and_counted(self):
         text = SMP1.replace("trace end", "2045000001 0 sched_foo a=1\n"
-                            "2045000002 0 sched_foo\ntrace end")
+                            "2045000002 0 sched_foo\ntrace end").replace(
+                                "events=16", "events=18")
         tr = ktrace.parse_trace(text)
         self.assertEqual(len(tr.events), 16)
-        self.assertIn("unknown event 'sched_foo' skipped (2 lines)",
-                      tr.warnings)
+        self.assertEqual(tr.warnings,
+                         ["unknown event 'sched_foo' skipped (2 lines)"])
 
     def test_events_missing_keys_or_bad_cpus_skipped(self):
         text = SMP1.replace("trace end", "2045000001 0 switch prev=a#1\n"
@@ -200,6 +201,12 @@ class BrokenInput(unittest.TestCase):
                        "cpu=7 outside", "deadline='x' is not a number",
                        "'garbage' is not key=value"):
             self.assertIn(needle, w)
+
+    def test_event_count_checked(self):
+        tr = ktrace.parse_trace(SMP1.replace("events=16", "events=17"))
+        self.assertEqual(tr.warnings, ["'trace begin' says events=17, the "
+                                       "dump has 16 event lines (console "
+                                       "output lost or mangled?)"])
 
     def test_many_warnings_are_summarised(self):
         text = SMP1.replace("trace end", "junk\n" * 50 + "trace end")
