@@ -5,6 +5,9 @@
 #                                    (no ARCH: both arches, 1/2/4/8 CPUs)
 #   make bench [ARCH=...] [CPUS=n]   benchmarks under qemu -icount shift=0
 #   make debug [ARCH=...] [CPUS=n]   QEMU halted, gdb stub on :1234
+#   make lab SCENARIO=file [ARCH=...] [CPUS=n] [LOCKING=proxy|inherit|none]
+#                                    run a scenario, draw its trace
+#                                    (build/lab/: JSON for Perfetto, SVG)
 #   make deps                        apt-get install what is missing
 #
 # Per-arch settings (compiler, flags, image rules, QEMU command line) are
@@ -44,7 +47,7 @@ SRCS := $(GEN_SRCS) $(ARCH_SRCS)
 OBJS := $(patsubst %,$(BUILD)/%.o,$(basename $(SRCS)))
 KERNEL := $(BUILD)/kernel.elf
 
-.PHONY: kernel images run test bench debug deps clean
+.PHONY: kernel images run test bench debug lab deps clean
 
 kernel: $(KERNEL)
 images: $(KERNEL) $(ARCH_IMAGES)
@@ -88,6 +91,7 @@ debug: deps images
 
 test: deps
 	python3 tests/test_runner.py
+	python3 tests/lab/test_lab.py
 	$(MAKE) --no-print-directory -C tests/host test
 	@for a in $(TEST_ARCHES); do $(MAKE) --no-print-directory ARCH=$$a images || exit 1; done
 	python3 tests/runner.py test $(RUNNER_ARGS) $(if $(SUITES),--suites $(SUITES))
@@ -95,6 +99,15 @@ test: deps
 bench: deps
 	@for a in $(TEST_ARCHES); do $(MAKE) --no-print-directory ARCH=$$a images || exit 1; done
 	python3 tests/runner.py bench $(RUNNER_ARGS) $(if $(BENCHES),--benches $(BENCHES))
+
+# CPUS defaults to the scenario's own `cpus` line (tests/lab/lab.py).
+lab: deps
+	@if [ -z "$(SCENARIO)" ]; then echo "make lab: give SCENARIO=file" \
+		"(a scenario script, docs/scenarios.md)" >&2; \
+		exit 2; fi
+	python3 tests/lab/lab.py "$(SCENARIO)" --arch $(ARCH) \
+		$(if $(filter command line environment,$(origin CPUS)),--cpus $(CPUS)) \
+		$(if $(LOCKING),--locking $(LOCKING))
 
 clean:
 	rm -rf build
