@@ -21,8 +21,6 @@
 #include "trace.h"
 #include "cpu.h"
 
-#define TRACE_RING_SHIFT 13
-#define TRACE_RING (1u << TRACE_RING_SHIFT)	/* records per CPU */
 #define TRACE_RING_MASK (TRACE_RING - 1)
 #define TRACE_TASK_NAME 12			/* bytes of a task name kept */
 #define TRACE_MUTEX_NAME 16			/* bytes of a mutex name kept */

@@ -24,6 +24,11 @@
 struct task;
 struct mutex;
 
+/* Records per CPU ring: as many events of one record each (a proxy
+ * chain or a mark longer than 32 bytes takes more). */
+#define TRACE_RING_SHIFT 13
+#define TRACE_RING (1u << TRACE_RING_SHIFT)
+
 /* ---- Control (any task context unless noted) ----------------------- */
 
 /* Boot CPU, once, from sched_init(): allocate a ring per CPU and start
