@@ -331,8 +331,8 @@ static const struct command commands[] = {
 	{ "bench", "[name...|?]", "run benchmarks (none: all)", cmd_bench },
 	{ "locking", "[mode]", "mutex locking mode: proxy, inherit or none",
 	  cmd_locking },
-	{ "trace", "[clear|on|off]", "scheduler trace: dump, forget, stop, start",
-	  cmd_trace },
+	{ "trace", "[clear|on|off]",
+	  "scheduler trace: dump, forget, stop, start", cmd_trace },
 	{ "poweroff", "", "power the machine off", cmd_poweroff },
 	{ NULL, NULL, NULL, NULL },
 };

@@ -42,8 +42,8 @@ void trace_init(void)
 		uintptr_t pa = page_alloc(RING_ORDER);
 
 		if (!pa) {
-			printk("trace: no memory for cpu%d's ring: tracing off\n",
-			       i);
+			printk("trace: no memory for cpu%d's ring: tracing "
+			       "off\n", i);
 			return;
 		}
 		trace_cpus[i].ring = (struct trace_rec *)pa;
@@ -295,8 +295,8 @@ void __trace_proxy_hop(struct task *donor, struct task *p, struct mutex *m)
 }
 
 /* One task and up to four numbers. */
-static __always_inline void record_tv(int type, int arg, struct task *p, uint64_t v0,
-		      uint64_t v1, uint64_t v2)
+static __always_inline void record_tv(int type, int arg, struct task *p,
+				      uint64_t v0, uint64_t v1, uint64_t v2)
 {
 	struct trace_w w;
 	struct trace_rec *r = trace_begin(&w, type, 1);
@@ -347,8 +347,8 @@ void __trace_dl_miss(struct task *p, uint64_t deadline)
 }
 
 /* Two tasks (@b may be NULL: "none") and a mutex. */
-static __always_inline void record_ttm(int type, int arg, struct task *a, struct task *b,
-		       struct mutex *m)
+static __always_inline void record_ttm(int type, int arg, struct task *a,
+				       struct task *b, struct mutex *m)
 {
 	struct trace_w w;
 	struct trace_rec *r = trace_begin(&w, type, 1);

@@ -395,7 +395,8 @@ int trace_dump(void)
 	s = trace_snapshot();
 	if (!s) {
 		mutex_unlock(&trace_dump_lock);
-		write_line("trace: error: no memory to copy the trace for the dump");
+		write_line("trace: error: no memory to copy the trace for "
+			   "the dump");
 		return -ENOMEM;
 	}
 	write_line("trace begin cpus=%d events=%llu lost=%llu", s->ncpus,

@@ -132,7 +132,8 @@ static void run_sequence(struct ktest *t, enum locking_mode mode)
 	int cpu = test_cpu(), n = 0, hid, lid;
 
 	if (locking_set_mode(locking_mode_name(mode)) != 0)
-		KSKIP(t, "cannot change the locking mode (tasks wait on mutexes)");
+		KSKIP(t, "cannot change the locking mode (tasks wait on "
+		      "mutexes)");
 	mutex_init(&q.m, "trace-m");
 	q.lo_locked = 0;
 	trace_reset();

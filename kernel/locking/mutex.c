@@ -251,7 +251,8 @@ static bool __mutex_trylock(struct mutex *m, struct task *curr, int how)
 			return false;
 		if (owner_cmpxchg(m, &owner, (unsigned long)curr |
 				  (owner & MUTEX_FLAG_WAITERS))) {
-			trace_mutex_acquire(curr, m, t ? TRACE_ACQ_HANDOFF : how);
+			trace_mutex_acquire(curr, m,
+					    t ? TRACE_ACQ_HANDOFF : how);
 			return true;
 		}
 	}

@@ -341,7 +341,8 @@ static bool push_dl_task(struct rq *rq)
 	}
 	if (((c.cpus >> cpu) & 1) && dl_runs_first_on(later, p->dl.deadline)) {
 		proxy_chain_move(rq, later, &c);
-		trace_migrate_chain(c.task, c.n, cpu_of(rq), cpu, TRACE_MIG_PUSH);
+		trace_migrate_chain(c.task, c.n, cpu_of(rq), cpu,
+				    TRACE_MIG_PUSH);
 		wakeup_preempt_rq(later, p);
 		double_unlock_balance(rq, later);
 		return true;
