@@ -20,6 +20,7 @@
 #include "sched.h"
 #include "shell.h"
 #include "timer.h"
+#include "trace.h"
 #include <printf.h>
 #include <string.h>
 
@@ -282,6 +283,34 @@ static int cmd_locking(int argc, char **argv)
 	return 0;
 }
 
+/* `trace` dumps the scheduler trace (docs/trace.md); `trace clear`
+ * forgets it, `trace off` / `trace on` stop and restart recording. */
+static int cmd_trace(int argc, char **argv)
+{
+	if (argc > 2) {
+		shell_printf("error: trace takes at most one of clear, on, "
+			     "off\n");
+		return -1;
+	}
+	if (argc == 1)
+		return trace_dump() ? -1 : 0;
+	if (strcmp(argv[1], "clear") == 0) {
+		trace_reset();
+	} else if (strcmp(argv[1], "on") == 0 || strcmp(argv[1], "off") == 0) {
+		if (trace_set_enabled(argv[1][1] == 'n') != 0) {
+			shell_printf("error: no trace buffers (out of memory "
+				     "at boot)\n");
+			return -1;
+		}
+	} else {
+		shell_printf("error: no trace command '%s' (clear, on, off)\n",
+			     argv[1]);
+		return -1;
+	}
+	shell_printf("trace: %s\n", argv[1]);
+	return 0;
+}
+
 static int cmd_poweroff(int argc, char **argv)
 {
 	(void)argv;
@@ -302,6 +331,8 @@ static const struct command commands[] = {
 	{ "bench", "[name...|?]", "run benchmarks (none: all)", cmd_bench },
 	{ "locking", "[mode]", "mutex locking mode: proxy, inherit or none",
 	  cmd_locking },
+	{ "trace", "[clear|on|off]",
+	  "scheduler trace: dump, forget, stop, start", cmd_trace },
 	{ "poweroff", "", "power the machine off", cmd_poweroff },
 	{ NULL, NULL, NULL, NULL },
 };

@@ -3,18 +3,225 @@
  * (switch, wakeup, migrate, mutex block/acquire/release/handoff, proxy
  * pick, deadline throttle/replenish/miss, scenario marks), dumped over
  * the console in the text format of docs/trace.md.
+ *
+ * Recording (kernel/trace.c): each CPU writes only its own ring, with
+ * interrupts off around one event, so the path takes no lock.  A record
+ * copies what the dump prints (task id, the first TRACE_TASK_NAME bytes
+ * of the name, a mutex's name): a task or mutex freed before the dump is
+ * never read again.  When a ring is full the oldest events are
+ * overwritten and counted as lost.  Readers copy the rings and check
+ * each record's sequence number, so a record being rewritten while it is
+ * copied is dropped, never printed torn.
+ *
+ * The hooks below are what the scheduler and the mutex code call: one
+ * predictable branch while tracing is off, the record while it is on
+ * (the default).
  */
 #ifndef TRACE_H
 #define TRACE_H
 #include "kernel.h"
 
-/* Forget every recorded event (a scenario starts with an empty trace). */
+struct task;
+struct mutex;
+
+/* Records per CPU ring: as many events of one record each (a proxy
+ * chain or a mark longer than 32 bytes takes more). */
+#define TRACE_RING_SHIFT 13
+#define TRACE_RING (1u << TRACE_RING_SHIFT)
+
+/* ---- Control (any task context unless noted) ----------------------- */
+
+/* Boot CPU, once, from sched_init(): allocate a ring per CPU and start
+ * recording.  Without memory the trace stays off (and says so). */
+void trace_init(void);
+
+/* Forget every recorded event (a scenario starts with an empty trace).
+ * Lock-free: each CPU drops its old events at its next record. */
 void trace_reset(void);
 
-/* A scenario's mark or print step: @text (copied, may be truncated)
- * appears as a "mark" event of the calling task. */
+/* A scenario's mark or print step: @text (copied, cut at TRACE_MARK_MAX
+ * bytes) appears as a "mark" event of the calling task. */
+#define TRACE_MARK_MAX 128
 void trace_mark(const char *text);
 
-/* Print the whole trace in the text format of docs/trace.md. */
-void trace_dump(void);
+/* Start/stop recording on every CPU (`trace on|off`).  Enabling before
+ * trace_init() or without rings is refused: -ENOMEM.  Returns 0. */
+int trace_set_enabled(bool on);
+
+/* Print the whole trace in the text format of docs/trace.md, through
+ * console_write().  Task context (it may sleep; one dump at a time).
+ * Returns 0, or -ENOMEM (after printing an error line) when the copy
+ * the dump prints from cannot be allocated. */
+int trace_dump(void);
+
+/* ---- Events ------------------------------------------------------------ */
+
+enum trace_type {
+	TRACE_NONE,		/* an empty or invalid slot */
+	TRACE_SWITCH,
+	TRACE_WAKEUP,
+	TRACE_MIGRATE,
+	TRACE_BLOCK,
+	TRACE_ACQUIRE,
+	TRACE_RELEASE,
+	TRACE_HANDOFF,
+	TRACE_PROXY,
+	TRACE_THROTTLE,
+	TRACE_REPLENISH,
+	TRACE_DL_MISS,
+	TRACE_MARK,
+	TRACE_GIVEUP,		/* a waiter left without the mutex */
+	TRACE_CONT,		/* more payload of the record before it */
+	TRACE_NR_TYPES
+};
+
+/* migrate why= */
+enum { TRACE_MIG_WAKE, TRACE_MIG_BALANCE, TRACE_MIG_PUSH, TRACE_MIG_PULL,
+       TRACE_MIG_CHAIN, TRACE_MIG_AFFINITY };
+/* acquire how= */
+enum { TRACE_ACQ_FAST, TRACE_ACQ_SPIN, TRACE_ACQ_WAIT, TRACE_ACQ_HANDOFF };
+
+/* Recording is on: the hooks' one branch. */
+extern bool trace_enabled;
+#define trace_on() __builtin_expect(READ_ONCE(trace_enabled), 1)
+
+void __trace_switch(struct task *prev, struct task *next, struct task *donor);
+void __trace_wakeup(struct task *p, int cpu);
+void __trace_migrate(struct task *p, int from, int to, int why);
+void __trace_migrate_chain(struct task *const *t, unsigned n, int from,
+			   int to, int why);
+void __trace_proxy_hop(struct task *donor, struct task *p, struct mutex *m);
+void __trace_mutex_block(struct task *p, struct mutex *m, struct task *owner);
+void __trace_mutex_acquire(struct task *p, struct mutex *m, int how);
+void __trace_mutex_release(struct task *p, struct mutex *m,
+			   struct task *wake, bool handoff);
+void __trace_mutex_giveup(struct task *p, struct mutex *m, int err);
+void __trace_dl_throttle(struct task *p);
+void __trace_dl_replenish(struct task *p, uint64_t deadline);
+void __trace_dl_miss(struct task *p, uint64_t deadline);
+
+/*
+ * __schedule, rq->lock held, after the pick: this CPU runs @next with
+ * @donor's scheduling context.  Records a switch when next differs from
+ * prev or the donor changed, preceded by a proxy event (the chain that
+ * trace_proxy_hop() saw) when donor != next.
+ */
+static inline void trace_switch(struct task *prev, struct task *next,
+				struct task *donor)
+{
+	if (trace_on())
+		__trace_switch(prev, next, donor);
+}
+
+/* @p becomes TASK_RUNNING, queued on @cpu (p's rq lock held). */
+static inline void trace_wakeup(struct task *p, int cpu)
+{
+	if (trace_on())
+		__trace_wakeup(p, cpu);
+}
+
+/* @p moved from CPU @from to @to, for TRACE_MIG_* @why (rq locks held). */
+static inline void trace_migrate(struct task *p, int from, int to, int why)
+{
+	if (trace_on())
+		__trace_migrate(p, from, to, why);
+}
+
+/* The @n tasks of a proxy chain @t moved together (push/pull). */
+static inline void trace_migrate_chain(struct task *const *t, unsigned n,
+				       int from, int to, int why)
+{
+	if (trace_on())
+		__trace_migrate_chain(t, n, from, to, why);
+}
+
+/* The proxy walk for @donor went from @p over mutex @m to m's owner
+ * (proxy.c, under rq->lock and m's wait_lock).  Kept per CPU until the
+ * switch; a walk starts again at p == donor. */
+static inline void trace_proxy_hop(struct task *donor, struct task *p,
+				   struct mutex *m)
+{
+	if (trace_on())
+		__trace_proxy_hop(donor, p, m);
+}
+
+/* @p starts waiting for @m held by @owner (NULL: just released). */
+static inline void trace_mutex_block(struct task *p, struct mutex *m,
+				     struct task *owner)
+{
+	if (trace_on())
+		__trace_mutex_block(p, m, owner);
+}
+
+/* @p took @m; @how is TRACE_ACQ_*. */
+static inline void trace_mutex_acquire(struct task *p, struct mutex *m,
+				       int how)
+{
+	if (trace_on())
+		__trace_mutex_acquire(p, m, how);
+}
+
+/* @p released @m, waking @wake (or NULL); @handoff: m was reserved for
+ * wake (also records a handoff event). */
+static inline void trace_mutex_release(struct task *p, struct mutex *m,
+				       struct task *wake, bool handoff)
+{
+	if (trace_on())
+		__trace_mutex_release(p, m, wake, handoff);
+}
+
+/* Waiter @p left @m without it: @err is -ETIMEDOUT, -EDEADLK, ... */
+static inline void trace_mutex_giveup(struct task *p, struct mutex *m,
+				      int err)
+{
+	if (trace_on())
+		__trace_mutex_giveup(p, m, err);
+}
+
+static inline void trace_dl_throttle(struct task *p)
+{
+	if (trace_on())
+		__trace_dl_throttle(p);
+}
+
+/* @p's budget was refilled; @deadline is its new absolute deadline. */
+static inline void trace_dl_replenish(struct task *p, uint64_t deadline)
+{
+	if (trace_on())
+		__trace_dl_replenish(p, deadline);
+}
+
+/* @p still had budget (work) when @deadline passed; seen now. */
+static inline void trace_dl_miss(struct task *p, uint64_t deadline)
+{
+	if (trace_on())
+		__trace_dl_miss(p, deadline);
+}
+
+/* ---- Reading (the dump and the tests) --------------------------------- */
+
+/*
+ * A copy of every CPU's ring, taken without stopping anyone; events come
+ * out merged in timestamp order (a CPU's own in recorded order).
+ * trace_snapshot() returns NULL without memory.  Task context.
+ */
+struct trace_snapshot;
+struct trace_snapshot *trace_snapshot(void);
+void trace_snapshot_free(struct trace_snapshot *s);
+
+#define TRACE_LINE_MAX 512
+struct trace_event {
+	uint64_t ts;
+	int cpu;
+	int type;			/* enum trace_type */
+	char line[TRACE_LINE_MAX];	/* "<event> key=value ...", no ts/cpu */
+};
+/* The next event, in time order; false after the last. */
+bool trace_snapshot_next(struct trace_snapshot *s, struct trace_event *ev);
+/* Totals of the copy: events in it, and events lost before it (ring
+ * overwrites, records rewritten while copied); per CPU for @cpu >= 0. */
+uint64_t trace_snapshot_events(const struct trace_snapshot *s, int cpu);
+uint64_t trace_snapshot_lost(const struct trace_snapshot *s, int cpu);
+/* Events @cpu recorded since the last reset (kept or lost). */
+uint64_t trace_cpu_recorded(int cpu);
 #endif

@@ -42,6 +42,7 @@
 #include "sched.h"
 #include "timer.h"
 #include "string.h"
+#include "trace.h"
 
 enum locking_mode locking_mode = LOCKING_PROXY;
 int mutex_nr_blocked;
@@ -237,8 +238,9 @@ static void __attribute__((noinline)) mutex_lock_slow(struct mutex *m)
  * Take @m for @curr if it is free, or if it was handed to @curr (PICKUP).
  * Keeps WAITERS; drops HANDOFF and PICKUP (a handoff is done once the
  * chosen task picks it up; the first waiter asks again if it must).
+ * @how: TRACE_ACQ_* for the trace, unless it is a handoff picked up.
  */
-static bool __mutex_trylock(struct mutex *m, struct task *curr)
+static bool __mutex_trylock(struct mutex *m, struct task *curr, int how)
 {
 	unsigned long owner = READ_ONCE(m->owner);
 
@@ -248,8 +250,11 @@ static bool __mutex_trylock(struct mutex *m, struct task *curr)
 		if (t && !(t == curr && (owner & MUTEX_FLAG_PICKUP)))
 			return false;
 		if (owner_cmpxchg(m, &owner, (unsigned long)curr |
-				  (owner & MUTEX_FLAG_WAITERS)))
+				  (owner & MUTEX_FLAG_WAITERS))) {
+			trace_mutex_acquire(curr, m,
+					    t ? TRACE_ACQ_HANDOFF : how);
 			return true;
+		}
 	}
 }
 
@@ -267,6 +272,7 @@ void mutex_lock(struct mutex *m)
 
 	if (this_cpu_preempt_count() == 0 && owner_cas_acquire(m, 0, (unsigned long)curr)) {
 		list_add(&m->held_node, &curr->held_mutexes);
+		trace_mutex_acquire(curr, m, TRACE_ACQ_FAST);
 		return;
 	}
 	mutex_lock_slow(m);
@@ -278,6 +284,7 @@ int mutex_lock_timeout(struct mutex *m, uint64_t timeout_ns)
 
 	if (this_cpu_preempt_count() == 0 && owner_cas_acquire(m, 0, (unsigned long)curr)) {
 		list_add(&m->held_node, &curr->held_mutexes);
+		trace_mutex_acquire(curr, m, TRACE_ACQ_FAST);
 		return 0;
 	}
 	return __mutex_lock_slowpath(m, timeout_ns, NULL);
@@ -294,7 +301,7 @@ bool mutex_trylock(struct mutex *m)
 		mutex_misuse(m, curr, "trylock from interrupt context");
 	if (mutex_owner(m) == curr)
 		mutex_misuse(m, curr, "recursive trylock");
-	taken = __mutex_trylock(m, curr);
+	taken = __mutex_trylock(m, curr, TRACE_ACQ_FAST);
 	if (taken)
 		list_add(&m->held_node, &curr->held_mutexes);
 	arch_irq_restore(flags);
@@ -312,8 +319,10 @@ void mutex_unlock(struct mutex *m)
 	 * task may take m and put held_node on its own list. */
 	if (READ_ONCE(m->owner) == (unsigned long)curr) {
 		list_del_init(&m->held_node);
-		if (owner_cas_release(m, (unsigned long)curr, 0))
+		if (owner_cas_release(m, (unsigned long)curr, 0)) {
+			trace_mutex_release(curr, m, NULL, false);
 			return;
+		}
 	}
 	__mutex_unlock_slowpath(m, curr);
 }
@@ -349,13 +358,14 @@ static bool mutex_optimistic_spin(struct mutex *m, struct task *curr,
 {
 	unsigned long reserved = first ? MUTEX_FLAG_PICKUP :
 				 MUTEX_FLAG_HANDOFF | MUTEX_FLAG_PICKUP;
+	int how = first ? TRACE_ACQ_WAIT : TRACE_ACQ_SPIN;
 
 	for (int i = 0; i < MUTEX_SPIN_MAX; i++) {
 		unsigned long owner = READ_ONCE(m->owner);
 		struct task *t = owner_task(owner);
 
 		if (!t || (t == curr && first)) {
-			if (__mutex_trylock(m, curr))
+			if (__mutex_trylock(m, curr, how))
 				return true;
 			continue;
 		}
@@ -550,7 +560,7 @@ int __mutex_lock_slowpath(struct mutex *m, uint64_t timeout_ns,
 		pi_register(&w);
 
 	flags = spin_lock(&m->wait_lock);
-	if (__mutex_trylock(m, curr)) {
+	if (__mutex_trylock(m, curr, TRACE_ACQ_SPIN)) {
 		if (ww_ctx)
 			mutex_acquired_ww(m, ww_ctx, &q, &flags);
 		wake_q_unlock(&q, &m->wait_lock, flags);
@@ -569,6 +579,7 @@ int __mutex_lock_slowpath(struct mutex *m, uint64_t timeout_ns,
 	if (ww_ctx)
 		ww_check_waiters(m, &q, &flags);
 	set_task_blocked_on(curr, m);
+	trace_mutex_block(curr, m, mutex_owner(m));
 	WRITE_ONCE(w.pi_active, inherit);
 	if (timeout_ns) {
 		timer_init(&to.timer, mutex_timeout_fn, &to);
@@ -579,7 +590,7 @@ int __mutex_lock_slowpath(struct mutex *m, uint64_t timeout_ns,
 		bool first;
 
 		woken |= mutex_prepare_sleep(curr, m);
-		if (__mutex_trylock(m, curr))
+		if (__mutex_trylock(m, curr, TRACE_ACQ_WAIT))
 			break;
 		if (ww_ctx && (ret = __ww_mutex_check_kill(m, &w)))
 			break;
@@ -625,7 +636,7 @@ int __mutex_lock_slowpath(struct mutex *m, uint64_t timeout_ns,
 		flags = spin_lock(&m->wait_lock);
 	}
 	/* A handoff to us (PICKUP) must never be left behind. */
-	if (ret && __mutex_trylock(m, curr))
+	if (ret && __mutex_trylock(m, curr, TRACE_ACQ_WAIT))
 		ret = 0;
 	mutex_remove_waiter(m, &w);
 	if (!ret && ww_ctx)
@@ -635,6 +646,7 @@ int __mutex_lock_slowpath(struct mutex *m, uint64_t timeout_ns,
 		timer_cancel(&to.timer);
 	wait_for_unpin(&w.wakers);
 	if (ret) {
+		trace_mutex_giveup(curr, m, ret);
 		if (inherit)
 			pi_unregister(&w, false);
 		return ret;
@@ -721,6 +733,8 @@ static void __mutex_unlock_slowpath(struct mutex *m, struct task *curr)
 		new = owner & MUTEX_FLAG_WAITERS;	/* released */
 	/* Nobody else changes the word while we own it and hold wait_lock
 	 * (flags are set under wait_lock, stealing needs owner 0). */
+	trace_mutex_release(curr, m, next ? next->task : NULL,
+			    new & MUTEX_FLAG_PICKUP);
 	__atomic_store_n(&m->owner, new, __ATOMIC_RELEASE);
 	if (next) {
 		set_task_blocked_on_waking(next->task, m);

@@ -380,6 +380,7 @@ static void __schedule(int mode)
 	if (__builtin_expect(next->wake_cpu >= 0, 0))
 		panic("sched: %s runs on cpu%d where it was only lent (from cpu%d)",
 		      next->name, cpu_of(rq), next->wake_cpu);
+	trace_switch(prev, next, rq->donor);
 	if (next == prev) {
 		spin_unlock_raw(&rq->lock);
 		return;
@@ -449,6 +450,7 @@ static void ttwu_set_running(struct task *p)
 		WRITE_ONCE(p->blocked_on, PROXY_WAKING);
 	WRITE_ONCE(p->state, TASK_RUNNING);
 	spin_unlock_raw(&p->blocked_lock);
+	trace_wakeup(p, p->cpu);
 	if (!waiter)
 		return;
 	proxy_unpark(p);
@@ -563,8 +565,11 @@ static bool try_to_wake_up(struct task *p, int cpu, bool keep_blocked)
 		p->wake_cpu = -1;	/* back where it may run */
 	rq = cpu_rq(cpu);
 	spin_lock_raw(&rq->lock);
-	if (p->cpu != cpu)
+	if (p->cpu != cpu) {
 		p->nr_migrations++;
+		trace_migrate(p, p->cpu, cpu, keep_blocked ? TRACE_MIG_CHAIN :
+			      TRACE_MIG_WAKE);
+	}
 	WRITE_ONCE(p->cpu, cpu);
 	ttwu_activate(rq, p, ENQUEUE_WAKEUP, keep_blocked);
 	spin_unlock_raw(&rq->lock);
@@ -772,4 +777,5 @@ void sched_init(void)
 	boot_task.stack_slot = -1;		/* the arch's boot stack */
 	c->rq.curr = &boot_task;
 	sched_init_cpu(c);
+	trace_init();
 }

@@ -113,6 +113,7 @@ static void count_miss(struct sched_dl_entity *dl)
 	if (dl->missed_deadline != dl->deadline) {
 		dl->missed_deadline = dl->deadline;
 		dl->nr_misses++;
+		trace_dl_miss(dl_task_of(dl), dl->deadline);
 	}
 }
 
@@ -120,6 +121,7 @@ static void new_period(struct sched_dl_entity *dl, uint64_t now)
 {
 	dl->deadline = now + dl->dl_deadline;
 	dl->runtime = dl->dl_runtime;
+	trace_dl_replenish(dl_task_of(dl), dl->deadline);
 }
 
 /*
@@ -162,7 +164,9 @@ static void replenish(struct sched_dl_entity *dl, uint64_t now)
 		count_miss(dl);
 	if (dl->deadline <= now) {
 		count_miss(dl);
-		new_period(dl, now);
+		new_period(dl, now);	/* traces the replenishment */
+	} else {
+		trace_dl_replenish(dl_task_of(dl), dl->deadline);
 	}
 	dl->nr_replenished++;
 }
@@ -188,6 +192,7 @@ static void dl_throttle(struct rq *rq, struct task *p)
 	if (on_dl_rq(dl))
 		__dequeue_dl(rq, p);
 	dl->nr_throttled++;
+	trace_dl_throttle(p);
 	if (next > rq->clock_ns) {
 		dl->dl_throttled = true;
 		timer_arm(&dl->dl_timer, next);
@@ -336,6 +341,8 @@ static bool push_dl_task(struct rq *rq)
 	}
 	if (((c.cpus >> cpu) & 1) && dl_runs_first_on(later, p->dl.deadline)) {
 		proxy_chain_move(rq, later, &c);
+		trace_migrate_chain(c.task, c.n, cpu_of(rq), cpu,
+				    TRACE_MIG_PUSH);
 		wakeup_preempt_rq(later, p);
 		double_unlock_balance(rq, later);
 		return true;
@@ -376,6 +383,8 @@ static void pull_dl_task(struct rq *rq)
 		if (p && dl_runs_first_on(rq, p->dl.deadline) &&
 		    !(src->dl.running && p->dl.deadline < src->dl.running->dl.deadline)) {
 			proxy_chain_move(src, rq, &c);
+			trace_migrate_chain(c.task, c.n, cpu, this_cpu,
+					    TRACE_MIG_PULL);
 			resched_curr(rq);
 		}
 		double_unlock_balance(rq, src);

@@ -136,6 +136,7 @@ static int move_tasks(struct rq *dst, struct rq *src)
 		if (!can_migrate_task(src, p, cpu_of(dst)))
 			continue;
 		move_queued_task(src, dst, p);
+		trace_migrate(p, cpu_of(src), cpu_of(dst), TRACE_MIG_BALANCE);
 		wakeup_preempt_rq(dst, p);
 		imbalance -= 2 * se->weight;
 		moved++;

@@ -12,6 +12,7 @@
 #define SCHED_INTERNAL_H
 #include "sched.h"
 #include "cpu.h"
+#include "trace.h"
 
 /* enqueue/dequeue flags */
 #define ENQUEUE_WAKEUP 0x01	/* the task is waking up */

@@ -354,6 +354,7 @@ static enum hop proxy_hop(struct rq *rq, struct task *donor, struct task *p,
 		spin_lock_raw(&owner->blocked_lock);
 		owner->blocked_donor = p;
 		spin_unlock_raw(&owner->blocked_lock);
+		trace_proxy_hop(donor, p, m);
 		*ownerp = owner;
 		verdict = HOP_NEXT;
 	}
@@ -469,6 +470,7 @@ static struct task *proxy_migrate(struct rq *rq, struct task *donor, int cpu,
 		struct task *next = proxy_owner_here(rq, p);
 
 		move_blocked_task(rq, dst, p, true);
+		trace_migrate(p, cpu_of(rq), cpu, TRACE_MIG_CHAIN);
 		wakeup_preempt_rq(dst, p);
 		p = next;
 	}

@@ -459,6 +459,8 @@ static bool push_rt_task(struct rq *rq)
 		}
 		if (((c.cpus >> cpu) & 1) && p->prio < dst->rt.highest_prio) {
 			proxy_chain_move(rq, dst, &c);
+			trace_migrate_chain(c.task, c.n, cpu_of(rq), cpu,
+					    TRACE_MIG_PUSH);
 			wakeup_preempt_rq(dst, p);
 			moved = true;
 		}
@@ -510,6 +512,8 @@ static void pull_rt_task(struct rq *rq)
 		if (p && p->prio < rq->rt.highest_prio &&
 		    !(p->prio < src->donor->prio && !src->rt.throttled)) {
 			proxy_chain_move(src, rq, &c);
+			trace_migrate_chain(c.task, c.n, cpu_of(src), self,
+					    TRACE_MIG_PULL);
 		}
 		double_unlock_balance(rq, src);
 	}

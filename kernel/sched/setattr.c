@@ -213,6 +213,7 @@ again:
 		return;		/* it moved or ran meanwhile; its CPU decides */
 	}
 	move_queued_task(rq, dst, p);
+	trace_migrate(p, cpu_of(rq), cpu, TRACE_MIG_AFFINITY);
 	wakeup_preempt_rq(dst, p);
 	double_unlock_balance(rq, dst);
 }

@@ -1,0 +1,170 @@
+/*
+ * bench_trace.c - what the scheduler trace costs (kernel/trace.c).
+ *
+ *   trace_event  one recorded event: direct calls of the switch record
+ *                (three task names, the biggest one-record event) and of
+ *                the mutex acquire record (a task and a mutex name);
+ *                then the hooks with recording off (one branch), and
+ *                what tracing adds to a voluntary context switch (yield
+ *                ping-pong, one switch event each) and to an uncontended
+ *                mutex_lock + mutex_unlock (an acquire and a release)
+ *
+ * Median of ROUNDS rounds, in arch_cycles() units: instructions under
+ * qemu -icount shift=0, where a virtual ns is one instruction.  Loop
+ * overhead included.  The trace is reset afterwards (the direct calls
+ * fill this CPU's ring with made-up switches).
+ */
+#include "bench.h"
+#include "cpu.h"
+#include "mutex.h"
+#include "sched.h"
+#include "trace.h"
+#include "arch.h"
+#include <printf.h>
+
+#define ROUNDS 7
+#define ITERS 10000
+#define PINGPONG_ITERS 1000
+
+/* Median cost of one call of @fn(a, b), ITERS per round. */
+static uint64_t per_call(void (*fn)(struct task *a, struct task *b),
+			 struct task *a, struct task *b)
+{
+	uint64_t v[ROUNDS];
+
+	for (int r = 0; r < ROUNDS; r++) {
+		uint64_t t0 = arch_cycles();
+
+		for (int i = 0; i < ITERS; i++)
+			fn(a, b);
+		v[r] = (arch_cycles() - t0) / ITERS;
+	}
+	return bench_median(v, ROUNDS);
+}
+
+static void call_switch_record(struct task *a, struct task *b)
+{
+	__trace_switch(a, b, b);
+}
+
+static void call_switch_hook(struct task *a, struct task *b)
+{
+	trace_switch(a, b, b);
+}
+
+static DEFINE_MUTEX(bench_trace_m);
+
+static void call_acquire_record(struct task *a, struct task *b)
+{
+	(void)b;
+	__trace_mutex_acquire(a, &bench_trace_m, TRACE_ACQ_FAST);
+}
+
+static void call_mutex_pair(struct task *a, struct task *b)
+{
+	(void)a;
+	(void)b;
+	mutex_lock(&bench_trace_m);
+	mutex_unlock(&bench_trace_m);
+}
+
+/* ---- Yield ping-pong, as ctx_switch (benches.c) ---------------------- */
+
+struct pingpong {
+	volatile int stop;
+	volatile unsigned long b_runs;
+	uint64_t cycles;
+	unsigned long round_trips;
+};
+
+static void pong(void *arg)
+{
+	struct pingpong *p = arg;
+
+	while (!p->stop) {
+		p->b_runs++;
+		yield();
+	}
+}
+
+static void ping(void *arg)
+{
+	struct pingpong *p = arg;
+	unsigned long b0;
+	uint64_t t0;
+
+	while (p->b_runs == 0)
+		yield();
+	b0 = p->b_runs;
+	t0 = arch_cycles();
+	for (int i = 0; i < PINGPONG_ITERS; i++)
+		yield();
+	p->cycles = arch_cycles() - t0;
+	p->round_trips = p->b_runs - b0;
+	p->stop = 1;
+}
+
+/* Median cost of one voluntary switch on this CPU; 0 on failure. */
+static uint64_t switch_cost(void)
+{
+	int cpu = smp_processor_id();
+	uint64_t v[ROUNDS];
+
+	for (int r = 0; r < ROUNDS; r++) {
+		struct pingpong p = { 0 };
+		struct task *b = thread_create("trace-pong", pong, &p, cpu);
+		struct task *a = thread_create("trace-ping", ping, &p, cpu);
+
+		if (!a || !b) {
+			p.stop = 1;
+			if (a)
+				thread_join(a);
+			if (b)
+				thread_join(b);
+			return 0;
+		}
+		thread_join(a);
+		thread_join(b);
+		v[r] = p.cycles / (2 * (p.round_trips ? p.round_trips : 1));
+	}
+	return bench_median(v, ROUNDS);
+}
+
+static void bench_trace_event(void)
+{
+	struct task *self = current();
+	struct task *idle = this_cpu()->idle;
+	uint64_t sw, acq, hook_off, sw_on, sw_off, mp_on, mp_off;
+	char detail[160];
+
+	trace_set_enabled(true);
+	sw = per_call(call_switch_record, self, idle);
+	acq = per_call(call_acquire_record, self, idle);
+	sw_on = switch_cost();
+	mp_on = per_call(call_mutex_pair, self, idle);
+	trace_set_enabled(false);
+	hook_off = per_call(call_switch_hook, self, idle);
+	sw_off = switch_cost();
+	mp_off = per_call(call_mutex_pair, self, idle);
+	trace_set_enabled(true);
+	trace_reset();
+
+	snprintf(detail, sizeof(detail), "one switch record (3 task names), "
+		 "direct call; mutex acquire record %llu; hook with trace off "
+		 "%llu; median of %d x %d",
+		 (unsigned long long)acq, (unsigned long long)hook_off,
+		 ROUNDS, ITERS);
+	bench_report("trace_event", sw, NULL, detail);
+	snprintf(detail, sizeof(detail), "yield ping-pong, per switch: trace "
+		 "on %llu, off %llu", (unsigned long long)sw_on,
+		 (unsigned long long)sw_off);
+	bench_report("trace_ctx_switch", sw_on > sw_off ? sw_on - sw_off : 0,
+		     NULL, detail);
+	snprintf(detail, sizeof(detail), "uncontended lock+unlock (2 events): "
+		 "trace on %llu, off %llu", (unsigned long long)mp_on,
+		 (unsigned long long)mp_off);
+	bench_report("trace_mutex_pair", mp_on > mp_off ? mp_on - mp_off : 0,
+		     NULL, detail);
+}
+BENCH(trace_event, "what one trace event costs: direct, per switch, per "
+      "mutex pair", bench_trace_event);
