@@ -106,8 +106,10 @@ struct scn_result {
  * "    # Subtest: NAME", its plan, one result per assertion, a final
  * case, then "ok|not ok IDX NAME").  Returns when every task has ended,
  * or has been stopped after the time limit (and its mutexes released);
- * sets the locking mode for the run and restores it.  Task context.
- * Returns 0, or -EBUSY if another scenario is running (nothing ran).
+ * sets the locking mode for the run and restores it.  @idx 0: inside a
+ * ktest case, every line goes out as a "# scenario: " diagnostic.  Task
+ * context.  Returns 0, -EBUSY if another scenario is running or -ENOMEM
+ * (nothing ran).
  */
 int scenario_run(const struct scenario *s, int idx, struct scn_result *res);
 

@@ -70,7 +70,9 @@ static bool run_one(const char *what, const char *src, size_t len, int idx,
 		return false;
 	}
 	if (scenario_run(s, idx, &res)) {
-		printk("# error: a scenario is already running\n");
+		printk("    # error: a scenario is already running or out of "
+		       "memory\n");
+		printk("not ok %d %s\n", idx, s->name);
 		res.passed = false;
 	}
 	if (dump)

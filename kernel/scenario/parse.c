@@ -278,10 +278,11 @@ static bool class_header(struct parser *p, int i, struct scn_sched *sc,
 static bool header_once(struct parser *p, bool *seen)
 {
 	if (p->s->ntasks)
-		return fail_at(p, 1, "'%s' must come before the first task",
+		return fail_at(p, col_of(p, 0),
+			       "'%s' must come before the first task",
 			       word(p, 0));
 	if (*seen)
-		return fail_at(p, 1, "'%s' given twice", word(p, 0));
+		return fail_at(p, col_of(p, 0), "'%s' given twice", word(p, 0));
 	*seen = true;
 	if (p->nw < 2)
 		return fail_at(p, col_of(p, 1), "'%s' needs a value",
@@ -389,7 +390,7 @@ static bool stmt_task(struct parser *p)
 		return fail_at(p, col_of(p, 1), "duplicate task '%s'",
 			       word(p, 1));
 	if (s->ntasks == SCN_MAX_TASKS)
-		return fail_at(p, 1, "too many tasks (at most %d)",
+		return fail_at(p, col_of(p, 0), "too many tasks (at most %d)",
 			       SCN_MAX_TASKS);
 	t = &s->tasks[s->ntasks++];
 	strlcpy(t->name, word(p, 1), SCN_NAME_MAX);
@@ -411,7 +412,8 @@ static struct scn_step *new_step(struct parser *p, int op)
 	struct scn_step *st;
 
 	if (t->nsteps == SCN_MAX_STEPS) {
-		fail_at(p, 1, "too many steps in task '%s' (at most %d)",
+		fail_at(p, col_of(p, 0),
+			"too many steps in task '%s' (at most %d)",
 			t->name, SCN_MAX_STEPS);
 		return NULL;
 	}
@@ -587,13 +589,14 @@ static bool step_assert(struct parser *p)
 static bool step_end(struct parser *p)
 {
 	if (word(p, 1) && strcmp(word(p, 1), "scenario") == 0)
-		return fail_at(p, 1, "missing 'end' of task '%s'",
+		return fail_at(p, col_of(p, 0), "missing 'end' of task '%s'",
 			       p->task->name);
 	if (!no_more(p, 1))
 		return false;
 	for (int m = 0; m < p->s->nmutexes; m++)
 		if (p->held & 1u << m)
-			return fail_at(p, 1, "task '%s' ends holding '%s'",
+			return fail_at(p, col_of(p, 0),
+				       "task '%s' ends holding '%s'",
 				       p->task->name, p->s->mutexes[m]);
 	p->task = NULL;
 	return true;
@@ -636,9 +639,10 @@ static bool task_line(struct parser *p)
 		return step_end(p);
 	for (size_t i = 0; i < ARRAY_SIZE(top_keywords); i++)
 		if (strcmp(kw, top_keywords[i]) == 0)
-			return fail_at(p, 1, "'%s' inside task '%s' (missing "
+			return fail_at(p, col_of(p, 0),
+				       "'%s' inside task '%s' (missing "
 				       "'end'?)", kw, p->task->name);
-	return fail_at(p, 1, "unknown keyword '%s'", kw);
+	return fail_at(p, col_of(p, 0), "unknown keyword '%s'", kw);
 }
 
 static bool top_line(struct parser *p)
@@ -646,10 +650,11 @@ static bool top_line(struct parser *p)
 	const char *kw = word(p, 0);
 
 	if (p->ended)
-		return fail_at(p, 1, "text after 'end scenario'");
+		return fail_at(p, col_of(p, 0), "text after 'end scenario'");
 	if (!p->s->name[0]) {
 		if (strcmp(kw, "scenario"))
-			return fail_at(p, 1, "expected 'scenario NAME' first");
+			return fail_at(p, col_of(p, 0),
+		"expected 'scenario NAME' first");
 		if (p->nw < 2)
 			return fail_at(p, col_of(p, 1), "scenario needs a "
 				       "name");
@@ -659,7 +664,7 @@ static bool top_line(struct parser *p)
 		return true;
 	}
 	if (strcmp(kw, "scenario") == 0)
-		return fail_at(p, 1, "'scenario' given twice");
+		return fail_at(p, col_of(p, 0), "'scenario' given twice");
 	if (strcmp(kw, "cpus") == 0)
 		return stmt_cpus(p);
 	if (strcmp(kw, "locking") == 0)
@@ -674,12 +679,13 @@ static bool top_line(struct parser *p)
 		return stmt_task(p);
 	if (strcmp(kw, "end") == 0) {
 		if (!word(p, 1) || strcmp(word(p, 1), "scenario"))
-			return fail_at(p, 1, "'end' outside a task (the end "
+			return fail_at(p, col_of(p, 0),
+				       "'end' outside a task (the end "
 				       "marker is 'end scenario')");
 		p->ended = true;
 		return no_more(p, 2);
 	}
-	return fail_at(p, 1, "unknown keyword '%s'", kw);
+	return fail_at(p, col_of(p, 0), "unknown keyword '%s'", kw);
 }
 
 /* Names that may be used before they are declared, now known or not. */
@@ -717,6 +723,7 @@ static void parse_all(struct parser *p)
 	struct scenario *s = p->s;
 
 	if (p->len > SCN_MAX_BYTES) {
+		p->line = 1;
 		fail_at(p, 1, "script too long (%zu bytes, at most %d)", p->len,
 			SCN_MAX_BYTES);
 		return;

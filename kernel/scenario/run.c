@@ -65,12 +65,38 @@ struct scn_run {
 	uint64_t reported[(SCN_MAX_TASKS * SCN_MAX_STEPS + 63) / 64];
 	spinlock_t out_lock;		/* a result and its diagnostic */
 	struct task *controller;
+	bool quiet;			/* inside a ktest case: diagnostics */
 	int ntasks;			/* created */
 	struct mutex mx[SCN_MAX_MUTEXES];
 	struct scn_trun tr[SCN_MAX_TASKS];
 };
 
 static int scn_busy;			/* atomic: a scenario runs */
+
+/*
+ * Every line of a run goes out here: KTAP as it is (@fmt starts with the
+ * subtest's four spaces, or none for the scenario's own result), or,
+ * for a run inside a ktest case (idx 0, r->quiet), as "# scenario: ..."
+ * diagnostics that do not disturb the suite's own KTAP.
+ */
+static __printf(2, 3) void out(const struct scn_run *r, const char *fmt,
+			       ...)
+{
+	char buf[SCN_LINE_MAX + 128];
+	const char *b = buf;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (!r->quiet) {
+		printk("%s", buf);
+		return;
+	}
+	while (*b == ' ')
+		b++;
+	printk("    # scenario: %s", b);
+}
 
 static const char *const op_names[] = {
 	[SCN_LOCK] = "lock", [SCN_UNLOCK] = "unlock",
@@ -207,9 +233,9 @@ static void report(struct scn_trun *tr, const struct scn_step *st, bool ok,
 		__atomic_fetch_add(&r->failed, 1, __ATOMIC_RELAXED);
 	flags = spin_lock(&r->out_lock);
 	if (!ok)
-		printk("    # line %d: %s: %s %s\n", st->line, tr->st->name,
+		out(r, "    # line %d: %s: %s %s\n", st->line, tr->st->name,
 		       op_names[st->op], why);
-	printk("    %sok %d %s\n", ok ? "" : "not ", st->num, name);
+	out(r, "    %sok %d %s\n", ok ? "" : "not ", st->num, name);
 	spin_unlock(&r->out_lock, flags);
 }
 
@@ -218,7 +244,7 @@ static void say(struct scn_trun *tr, const char *what, const char *text)
 {
 	uint64_t t = since_t0(tr->run);
 
-	printk("    # %llu.%03llu ms %s: %s%s\n",
+	out(tr->run, "    # %llu.%03llu ms %s: %s%s\n",
 	       (unsigned long long)(t / NSEC_PER_MSEC),
 	       (unsigned long long)(t % NSEC_PER_MSEC / NSEC_PER_USEC),
 	       tr->st->name, what, text);
@@ -509,7 +535,7 @@ static bool report_cycle(struct scn_run *r, int i)
 				r->tr[o].st->name);
 		j = o;
 	} while (j != i && len < (int)sizeof(buf));
-	printk("    # %s\n", buf);
+	out(r, "    # %s\n", buf);
 	return true;
 }
 
@@ -519,7 +545,7 @@ static bool report_stuck(struct scn_run *r, unsigned long proxy_before)
 {
 	bool deadlock = false;
 
-	printk("    # stopped at the time limit (%llu ms)\n",
+	out(r, "    # stopped at the time limit (%llu ms)\n",
 	       (unsigned long long)(r->s->timeout_ns / NSEC_PER_MSEC));
 	for (int i = 0; i < r->ntasks; i++) {
 		struct scn_trun *tr = &r->tr[i];
@@ -529,21 +555,21 @@ static bool report_stuck(struct scn_run *r, unsigned long proxy_before)
 		if (READ_ONCE(tr->ended))
 			continue;
 		if (!READ_ONCE(tr->started)) {
-			printk("    # %s: not started yet\n", tr->st->name);
+			out(r, "    # %s: not started yet\n", tr->st->name);
 		} else if (m >= 0) {
 			o = holder(r, m);
-			printk("    # %s at line %d: waits for %s held by %s\n",
+			out(r, "    # %s at line %d: waits for %s held by %s\n",
 			       tr->st->name, st->line, r->s->mutexes[m],
 			       o >= 0 ? r->tr[o].st->name : "nobody");
 		} else if (st->op < ARRAY_SIZE(op_names)) {
-			printk("    # %s at line %d: %s\n", tr->st->name,
+			out(r, "    # %s at line %d: %s\n", tr->st->name,
 			       st->line, op_names[st->op]);
 		}
 	}
 	for (int i = 0; i < r->ntasks && !deadlock; i++)
 		deadlock = report_cycle(r, i);
 	if (proxy_nr_deadlocks != proxy_before)
-		printk("    # proxy reported: %s\n", proxy_deadlock_report);
+		out(r, "    # proxy reported: %s\n", proxy_deadlock_report);
 	return deadlock;
 }
 
@@ -566,7 +592,7 @@ static bool start_tasks(struct scn_run *r)
 		err = thread_spawn(&tr->task, tr->st->name, task_main, tr, &o);
 		if (err) {
 			__atomic_sub_fetch(&r->nleft, 1, __ATOMIC_RELAXED);
-			printk("    # task %s (line %d) cannot start: %s\n",
+			out(r, "    # task %s (line %d) cannot start: %s\n",
 			       tr->st->name, tr->st->line, err == -EBUSY ?
 			       "deadline admission control refused it" :
 			       err == -ENOMEM ? "out of memory" :
@@ -599,7 +625,7 @@ static bool setup(struct scn_run *r, struct sched_attr *saved, int *mode)
 	if (s->locking >= 0 && s->locking != (int)locking_mode) {
 		err = locking_set_mode(locking_mode_name(s->locking));
 		if (err) {
-			printk("    # cannot set locking %s: %d tasks wait on "
+			out(r, "    # cannot set locking %s: %d tasks wait on "
 			       "mutexes\n", locking_mode_name(s->locking),
 			       READ_ONCE(mutex_nr_blocked));
 			return false;
@@ -631,7 +657,7 @@ static void finish(struct scn_run *r, int idx, struct scn_result *res)
 					(st->num % 64) & 1)
 				continue;
 			case_name(&r->tr[i], st, name, sizeof(name));
-			printk("    ok %d %s # SKIP not reached\n", st->num,
+			out(r, "    ok %d %s # SKIP not reached\n", st->num,
 			       name);
 		}
 	}
@@ -643,7 +669,7 @@ static void finish(struct scn_run *r, int idx, struct scn_result *res)
 		ok = res->timed_out && !res->deadlock;
 	ok = ok && !res->stuck;
 	if (!ok)
-		printk("    # expected %s; %s\n", s->expect == SCN_EXPECT_PASS ?
+		out(r, "    # expected %s; %s\n", s->expect == SCN_EXPECT_PASS ?
 		       "every task to finish in time" :
 		       s->expect == SCN_EXPECT_DEADLOCK ? "a deadlock" :
 		       "to be stopped at the time limit",
@@ -651,11 +677,11 @@ static void finish(struct scn_run *r, int idx, struct scn_result *res)
 		       res->deadlock ? "it deadlocked" :
 		       res->timed_out ? "it ran past the time limit" :
 		       r->errors ? "a step was refused" : "it finished");
-	printk("    %sok %d %s\n", ok ? "" : "not ", s->nasserts + 1,
+	out(r, "    %sok %d %s\n", ok ? "" : "not ", s->nasserts + 1,
 	       final[s->expect]);
 	res->asserts_failed = r->failed;
 	res->passed = ok && !r->failed;
-	printk("%sok %d %s\n", res->passed ? "" : "not ", idx, s->name);
+	out(r, "%sok %d %s\n", res->passed ? "" : "not ", idx, s->name);
 }
 
 int scenario_run(const struct scenario *s, int idx, struct scn_result *res)
@@ -669,16 +695,15 @@ int scenario_run(const struct scenario *s, int idx, struct scn_result *res)
 	if (__atomic_exchange_n(&scn_busy, 1, __ATOMIC_ACQUIRE))
 		return -EBUSY;
 	r = kzalloc(sizeof(*r));
-	printk("    KTAP version 1\n");
-	printk("    # Subtest: %s\n", s->name);
-	printk("    1..%d\n", s->nasserts + 1);
 	if (!r) {
-		printk("    # out of memory\n");
-		printk("    not ok %d %s\n", s->nasserts + 1, "finished");
-		printk("not ok %d %s\n", idx, s->name);
+		printk("    # scenario %s: out of memory\n", s->name);
 		__atomic_store_n(&scn_busy, 0, __ATOMIC_RELEASE);
-		return 0;
+		return -ENOMEM;
 	}
+	r->quiet = idx == 0;
+	out(r, "    KTAP version 1\n");
+	out(r, "    # Subtest: %s\n", s->name);
+	out(r, "    1..%d\n", s->nasserts + 1);
 	r->s = s;
 	r->controller = current();
 	spin_init(&r->out_lock, "scenario-out");
@@ -714,7 +739,7 @@ int scenario_run(const struct scenario *s, int idx, struct scn_result *res)
 		/* Cannot happen unless a step blocks without a limit: the
 		 * tasks are abandoned and r (their mutexes) leaked, like a
 		 * ktest case that times out. */
-		printk("    # tasks did not stop; abandoned\n");
+		out(r, "    # tasks did not stop; abandoned\n");
 	} else {
 		for (int i = 0; i < r->ntasks; i++)
 			thread_join(r->tr[i].task);
@@ -722,7 +747,7 @@ int scenario_run(const struct scenario *s, int idx, struct scn_result *res)
 	sched_setattr(current(), &saved);
 	if ((int)locking_mode != mode &&
 	    locking_set_mode(locking_mode_name(mode)))
-		printk("    # cannot restore locking %s\n",
+		out(r, "    # cannot restore locking %s\n",
 		       locking_mode_name(mode));
 	finish(r, idx, res);
 	if (!res->stuck)
