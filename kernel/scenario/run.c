@@ -233,8 +233,8 @@ static void report(struct scn_trun *tr, const struct scn_step *st, bool ok,
 		__atomic_fetch_add(&r->failed, 1, __ATOMIC_RELAXED);
 	flags = spin_lock(&r->out_lock);
 	if (!ok)
-		out(r, "    # line %d: %s: %s %s\n", st->line, tr->st->name,
-		       op_names[st->op], why);
+		out(r, "    # line %d: %s: %s failed: %s\n", st->line,
+		    tr->st->name, op_names[st->op], why);
 	out(r, "    %sok %d %s\n", ok ? "" : "not ", st->num, name);
 	spin_unlock(&r->out_lock, flags);
 }
