@@ -44,7 +44,7 @@ LDFLAGS := -nostdlib -z noexecstack -z max-page-size=4096 \
 	--no-warn-rwx-segments -T $(LINKER_SCRIPT) $(ARCH_LDFLAGS)
 
 SRCS := $(GEN_SRCS) $(ARCH_SRCS)
-OBJS := $(patsubst %,$(BUILD)/%.o,$(basename $(SRCS)))
+OBJS := $(patsubst %,$(BUILD)/%.o,$(basename $(SRCS))) $(BUILD)/scenarios.o
 KERNEL := $(BUILD)/kernel.elf
 
 .PHONY: kernel images run test bench debug lab deps clean
@@ -58,6 +58,21 @@ $(BUILD)/%.o: %.c
 
 $(BUILD)/%.o: %.S
 	@mkdir -p $(dir $@)
+	$(CC) $(ASFLAGS) -c $< -o $@
+
+# Scenario scripts embedded in the kernel (`run NAME`, `scenario=all`):
+# every tests/scenarios/*.scn and docs/labs/*.scn, through .incbin in a
+# generated $(BUILD)/scenarios.S.  scenarios.list changes only when the
+# set of files does, so adding or removing one rebuilds the table.
+SCN_FILES := $(sort $(wildcard tests/scenarios/*.scn docs/labs/*.scn))
+SCN_LIST := $(BUILD)/scenarios.list
+$(shell mkdir -p $(BUILD); echo '$(SCN_FILES)' | cmp -s - $(SCN_LIST) || \
+	echo '$(SCN_FILES)' > $(SCN_LIST))
+
+$(BUILD)/scenarios.S: tests/scenarios/embed.sh $(SCN_LIST)
+	sh tests/scenarios/embed.sh $(SCN_FILES) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/scenarios.o: $(BUILD)/scenarios.S $(SCN_FILES)
 	$(CC) $(ASFLAGS) -c $< -o $@
 
 $(KERNEL): $(OBJS) $(LINKER_SCRIPT)

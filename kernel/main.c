@@ -15,6 +15,7 @@
 #include "bench.h"
 #include "mm.h"
 #include "mutex.h"
+#include "scenario.h"
 #include "shell.h"
 #include "timer.h"
 #include "string.h"
@@ -73,6 +74,20 @@ static void crash_thread(void *arg)
 	arch_poweroff(1);
 }
 
+/* scenario=NAME|all|module [trace=dump]: run, then power off with
+ * failure if any scenario failed (like ktest=). */
+static void scenario_thread(void *arg)
+{
+	char trace[8];
+	bool dump = cmdline_get(boot_info->cmdline, "trace", trace,
+				sizeof(trace)) && strcmp(trace, "dump") == 0;
+	int failed = scenario_boot(mode_arg, dump);
+
+	(void)arg;
+	printk("kestrel: scenarios done, %d failed; powering off\n", failed);
+	arch_poweroff(failed ? 1 : 0);
+}
+
 /* locking=proxy|inherit|none: the mutex locking mode (mutex.h).  A bad
  * value is reported and the default kept. */
 static void set_locking_mode(const char *cmdline)
@@ -103,6 +118,10 @@ static void start_main_thread(const char *cmdline)
 	} else if (cmdline_get(cmdline, "crash", mode_arg, sizeof(mode_arg))) {
 		fn = crash_thread;
 		name = "crash";
+	} else if (cmdline_get(cmdline, "scenario", mode_arg,
+			       sizeof(mode_arg))) {
+		fn = scenario_thread;
+		name = "scenario";
 	}
 	if (!thread_create_detached(name, fn, NULL, -1))
 		panic("cannot create the %s thread", name);

@@ -18,6 +18,7 @@
 #include "mm.h"
 #include "mutex.h"
 #include "sched.h"
+#include "scenario.h"
 #include "shell.h"
 #include "timer.h"
 #include "trace.h"
@@ -311,6 +312,105 @@ static int cmd_trace(int argc, char **argv)
 	return 0;
 }
 
+/* `run` lists the embedded scenarios, `run NAME` runs one. */
+static int cmd_run(int argc, char **argv)
+{
+	if (argc == 1) {
+		scenario_list();
+		return 0;
+	}
+	if (argc > 2) {
+		shell_printf("error: run takes one scenario name\n");
+		return -1;
+	}
+	if (!scenario_builtin_find(argv[1])) {
+		shell_printf("error: no scenario '%s' (try: run)\n", argv[1]);
+		return -1;
+	}
+	shell_printf("%s\n", scenario_boot(argv[1], false) ? "failed" :
+		     "passed");
+	return 0;
+}
+
+static int read_line(char *buf, size_t size);
+static int split_words(char *line, char **argv, int max);
+
+/* True if @line is the end marker "end scenario" (spaces, a comment). */
+static bool is_end_marker(const char *line)
+{
+	char copy[SCN_LINE_MAX + 2], *argv[3], *hash;
+	int argc;
+
+	strlcpy(copy, line, sizeof(copy));
+	hash = strchr(copy, '#');
+	if (hash)
+		*hash = '\0';
+	argc = split_words(copy, argv, 3);
+	return argc == 2 && !strcmp(argv[0], "end") &&
+	       !strcmp(argv[1], "scenario");
+}
+
+/*
+ * `scenario` reads a script until "end scenario", then parses and runs
+ * it.  Ctrl-C abandons it.  A script over SCN_MAX_BYTES (or a line over
+ * SCN_LINE_MAX) is read to its end marker and refused, so that its
+ * remaining lines do not run as shell commands.
+ */
+static int cmd_scenario(int argc, char **argv)
+{
+	static char line[SCN_LINE_MAX + 2];	/* one shell thread */
+	size_t len = 0, n;
+	int lineno = 0, too_long = 0;
+	char *buf;
+
+	(void)argv;
+	if (argc > 1) {
+		shell_printf("error: scenario takes no arguments (it reads the "
+			     "script; to run a built-in one: run NAME)\n");
+		return -1;
+	}
+	buf = kmalloc(SCN_MAX_BYTES + 1);
+	if (!buf) {
+		shell_printf("error: out of memory\n");
+		return -1;
+	}
+	shell_printf("type the script; 'end scenario' runs it, Ctrl-C "
+		     "cancels\n");
+	for (;;) {
+		int r = read_line(line, sizeof(line));
+
+		lineno++;
+		if (r < 0) {
+			shell_printf("error: cancelled\n");
+			kfree(buf);
+			return -1;
+		}
+		if (r > 0 && !too_long)
+			too_long = lineno;
+		n = strlen(line);
+		if (len + n + 1 > SCN_MAX_BYTES && !too_long)
+			too_long = -lineno;
+		if (!too_long) {
+			memcpy(buf + len, line, n);
+			buf[len + n] = '\n';
+			len += n + 1;
+		}
+		if (is_end_marker(line))
+			break;
+	}
+	if (too_long > 0)
+		shell_printf("error: %d:%d: line too long (at most %d "
+			     "characters)\n", too_long, SCN_LINE_MAX + 1,
+			     SCN_LINE_MAX);
+	else if (too_long < 0)
+		shell_printf("error: %d:1: script too long (at most %d "
+			     "bytes)\n", -too_long, SCN_MAX_BYTES);
+	else
+		scenario_run_text(buf, len);
+	kfree(buf);
+	return too_long ? -1 : 0;
+}
+
 static int cmd_poweroff(int argc, char **argv)
 {
 	(void)argv;
@@ -333,6 +433,10 @@ static const struct command commands[] = {
 	  cmd_locking },
 	{ "trace", "[clear|on|off]",
 	  "scheduler trace: dump, forget, stop, start", cmd_trace },
+	{ "scenario", "", "read a scenario script up to 'end scenario', run it",
+	  cmd_scenario },
+	{ "run", "[name]", "run a built-in scenario (none: list them)",
+	  cmd_run },
 	{ "poweroff", "", "power the machine off", cmd_poweroff },
 	{ NULL, NULL, NULL, NULL },
 };
@@ -388,15 +492,22 @@ static int shell_getc(void)
 	return ch;
 }
 
-/* Read one line with echo and editing into @buf (NUL terminated). */
-static void read_line(char *buf, size_t size)
+/*
+ * Read one line with echo and editing into @buf (NUL terminated).
+ * Returns 0, 1 if characters beyond @size were dropped, or -1 on Ctrl-C
+ * (the line is abandoned).
+ */
+static int read_line(char *buf, size_t size)
 {
 	static bool after_cr;	/* swallow the LF of a CR LF pair */
 	size_t len = 0;
+	int dropped = 0;
 
 	for (;;) {
 		int ch = shell_getc();
 
+		if (ch == '\t')
+			ch = ' ';	/* pasted scripts are indented */
 		if (ch == '\n' && after_cr) {
 			after_cr = false;
 			continue;
@@ -405,7 +516,12 @@ static void read_line(char *buf, size_t size)
 		if (ch == '\r' || ch == '\n') {
 			console_write("\n", 1);
 			buf[len] = '\0';
-			return;
+			return dropped;
+		}
+		if (ch == 0x03) {			/* Ctrl-C */
+			console_write("^C\n", 3);
+			buf[0] = '\0';
+			return -1;
 		}
 		if (ch == '\b' || ch == 0x7f) {		/* backspace / DEL */
 			if (len > 0) {
@@ -422,6 +538,8 @@ static void read_line(char *buf, size_t size)
 
 			buf[len++] = c;
 			console_write(&c, 1);
+		} else if (ch >= ' ' && ch < 0x7f) {
+			dropped = 1;
 		}
 		/* Anything else (escape sequences, overlong lines) is
 		 * dropped; the bytes of an arrow key are harmless. */

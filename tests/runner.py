@@ -113,6 +113,7 @@ class Boot:
         self.expect = expect        # crash: regex the PANIC must match
         self.extra = []             # extra QEMU options (icount)
         self.also = []              # crash: regexes the whole log must match
+        self.want_suites = []       # subtests that must have run (module)
 
     def file_base(self):
         """build/test-logs/x86_64-smp4-grub: stem of this boot's files."""
@@ -231,6 +232,36 @@ def locking_matrix(arches, cpu_counts, suites):
                               "ktest=%s expect_cpus=%d locking=%s"
                               % (",".join(wanted), n, mode),
                               "%s/smp%d-%s" % (arch, n, mode), "test"))
+    return boots
+
+
+# Scenario scripts (docs/scenarios.md): every embedded one
+# (tests/scenarios/*.scn, docs/labs/*.scn) with `scenario=all` at 2 and 4
+# CPUs (a scenario needing more CPUs than online is a SKIP), and one boot
+# per arch reading a script that is not built in from the boot module
+# (qemu -initrd: a multiboot module on x86_64, the initrd on riscv64).
+# Their KTAP is ktest's shape: one subtest per scenario, one case per
+# assertion plus a final one.  `--suites scenarios` asks for only these.
+SCENARIO_SUITE = "scenarios"
+SCENARIO_CPUS = (2, 4)
+SCENARIO_MODULE = "tests/scenarios/module/from_module.scn"
+SCENARIO_MODULE_NAME = "from_module"
+
+
+def scenario_matrix(arches, cpu_counts):
+    counts = [n for n in SCENARIO_CPUS if n in cpu_counts] or [cpu_counts[-1]]
+    boots = []
+    for arch in arches:
+        for n in counts:
+            boots.append(Boot(arch, n, "kernel",
+                              "scenario=all expect_cpus=%d" % n,
+                              "%s/smp%d-scenarios" % (arch, n), "test"))
+        b = Boot(arch, counts[0], "kernel",
+                 "scenario=module expect_cpus=%d" % counts[0],
+                 "%s/smp%d-scenario-module" % (arch, counts[0]), "test")
+        b.extra = ["-initrd", SCENARIO_MODULE]
+        b.want_suites = [SCENARIO_MODULE_NAME]
+        boots.append(b)
     return boots
 
 
@@ -533,6 +564,9 @@ def judge_test(res, tally):
         if ran:
             problems.append("explicit-only suite ran in ktest=all: %s"
                             % ", ".join(ran))
+    ran = {c.suite for c in cases}
+    problems += ["no results of %s" % w for w in boot.want_suites
+                 if w not in ran]
     panic = find_panic(res.log)
     if panic:
         problems.append(panic)
@@ -779,13 +813,15 @@ def test_main(args):
     asked = [s for s in (args.suites or "").split(",") if s]
     # The self-test is judged by its own table, not as a suite that must
     # pass: --suites ktest_selftest means its selftest boots.
-    suites = [s for s in asked if s != SELFTEST_SUITE]
+    suites = [s for s in asked if s not in (SELFTEST_SUITE, SCENARIO_SUITE)]
     boots = []
     if suites or not asked:
         boots += test_matrix(arches, counts, suites)
         if not args.cpus or args.cpus == 1:
             boots += icount_matrix(arches, suites)
         boots += locking_matrix(arches, counts, suites)
+    if not asked or SCENARIO_SUITE in asked:
+        boots += scenario_matrix(arches, counts)
     if not asked and not args.no_crash:
         boots += crash_matrix(arches, counts)
     if (not asked or SELFTEST_SUITE in asked) and not args.no_selftest:

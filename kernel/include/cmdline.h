@@ -2,6 +2,8 @@
  * cmdline.h - kernel command line, "key=value key2 ..." words.
  *   ktest=all | ktest=suite1,suite2   run tests then power off
  *   bench=all | bench=name1,name2     run benchmarks then power off
+ *   scenario=NAME|all|module          run scenario scripts then power off
+ *   trace=dump                        with scenario=: dump the trace after
  *   locking=proxy|inherit|none        mutex locking mode (main.c)
  *   (otherwise the shell starts on the console)
  */

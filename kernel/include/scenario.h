@@ -1,0 +1,145 @@
+/*
+ * scenario.h - scenario scripts: a small text language that declares
+ * mutexes and tasks (class, parameters, affinity, start time), each with
+ * a straight-line script of steps (lock, compute, sleep, print, assert,
+ * ...), parsed and checked whole before anything runs, then run with one
+ * kernel thread per task.  The language is documented in
+ * docs/scenarios.md; kernel/scenario/ implements it:
+ *
+ *   parse.c    text -> struct scenario, every static check
+ *   run.c      struct scenario -> threads, KTAP results, stopping
+ *   builtin.c  the scenarios embedded in the kernel, the front ends
+ *              (shell, boot command line, boot module)
+ */
+#ifndef SCENARIO_H
+#define SCENARIO_H
+#include "kernel.h"
+#include "sched.h"
+
+/* Limits; docs/scenarios.md lists them too. */
+#define SCN_MAX_BYTES	16384		/* a whole script */
+#define SCN_LINE_MAX	160		/* characters in one line */
+#define SCN_NAME_MAX	16		/* names, NUL included */
+#define SCN_MAX_TASKS	16
+#define SCN_MAX_MUTEXES	16
+#define SCN_MAX_EVENTS	16		/* distinct mark names */
+#define SCN_MAX_STEPS	64		/* per task */
+#define SCN_MAX_NS	(60 * NSEC_PER_SEC)	/* any duration */
+#define SCN_DEFAULT_TIMEOUT (5 * NSEC_PER_SEC)
+#define SCN_ERR_LEN	128
+
+enum scn_op {
+	SCN_LOCK, SCN_UNLOCK, SCN_TRYLOCK, SCN_COMPUTE, SCN_SLEEP, SCN_YIELD,
+	SCN_SET, SCN_PRINT, SCN_MARK, SCN_WAIT,
+	/* assertions: one KTAP result each (trylock is one too) */
+	SCN_A_CLASS, SCN_A_PRIO, SCN_A_DONOR, SCN_A_CPU, SCN_A_HAPPENED,
+	SCN_A_NOT_HAPPENED, SCN_A_ELAPSED_LT, SCN_A_ELAPSED_GT,
+};
+
+enum scn_expect { SCN_EXPECT_PASS, SCN_EXPECT_DEADLOCK, SCN_EXPECT_TIMEOUT };
+
+/* A class header (task line or set step); has_attr false: unchanged. */
+struct scn_sched {
+	bool has_attr;
+	struct sched_attr attr;
+	uint64_t affinity;		/* CPU mask; 0: unchanged */
+};
+
+struct scn_step {
+	uint8_t op;			/* enum scn_op */
+	uint16_t line;			/* in the script, for reports */
+	int16_t arg;			/* mutex / event / task index (-1:
+					   self), CPU, prio, class policy;
+					   trylock: mutex | (ok ? 1 : 0) << 8 */
+	uint16_t text;			/* print: offset in scenario->text */
+	uint64_t ns;			/* compute, sleep, elapsed bound */
+	struct scn_sched set;		/* SCN_SET */
+	int num;			/* assertions: KTAP number (1..) */
+};
+
+struct scn_task {
+	char name[SCN_NAME_MAX];
+	uint16_t line;
+	struct scn_sched sched;		/* attr always set; affinity != 0 */
+	uint64_t start_ns;
+	int nsteps;
+	struct scn_step steps[SCN_MAX_STEPS];
+};
+
+struct scenario {
+	char name[SCN_NAME_MAX];
+	int cpus;			/* needed (default 1) */
+	int locking;			/* enum locking_mode, or -1: as is */
+	uint64_t timeout_ns;
+	int expect;			/* enum scn_expect */
+	int nmutexes, nevents, ntasks;
+	int nasserts;			/* KTAP cases: nasserts + 1 */
+	char mutexes[SCN_MAX_MUTEXES][SCN_NAME_MAX];
+	char events[SCN_MAX_EVENTS][SCN_NAME_MAX];
+	struct scn_task tasks[SCN_MAX_TASKS];
+	int text_len;
+	char text[SCN_MAX_BYTES];	/* print texts, NUL separated */
+};
+
+/*
+ * Parse and check the script @src of @len bytes (need not be NUL
+ * terminated).  @online: CPUs online; a script that needs more (`cpus`,
+ * `cpu=`) is refused.  Returns a kmalloc'ed scenario (scenario_free())
+ * or NULL with one "line:column: message" in @err (SCN_ERR_LEN bytes);
+ * *@need_cpus is set to the CPUs asked for when that was the only
+ * problem (so that a caller can report a SKIP), else to 0.  Any task
+ * context; keeps no state between calls.
+ */
+struct scenario *scenario_parse(const char *src, size_t len, int online,
+				char *err, int *need_cpus);
+void scenario_free(struct scenario *s);
+
+/* What scenario_run() saw; passed is the scenario's KTAP verdict. */
+struct scn_result {
+	bool passed;
+	int asserts_failed;
+	bool deadlock, timed_out, stuck;	/* stuck: tasks did not stop */
+};
+
+/*
+ * Run @s as KTAP subtest number @idx (printing "    KTAP version 1",
+ * "    # Subtest: NAME", its plan, one result per assertion, a final
+ * case, then "ok|not ok IDX NAME").  Returns when every task has ended,
+ * or has been stopped after the time limit (and its mutexes released);
+ * sets the locking mode for the run and restores it.  @idx 0: inside a
+ * ktest case, every line goes out as a "# scenario: " diagnostic.  Task
+ * context.  Returns 0, -EBUSY if another scenario is running or -ENOMEM
+ * (nothing ran).
+ */
+int scenario_run(const struct scenario *s, int idx, struct scn_result *res);
+
+/* ---- builtin.c: embedded scenarios and front ends ---------------------- */
+
+struct scn_builtin {
+	const char *name;		/* file name without .scn */
+	const char *path;		/* tests/scenarios/x.scn */
+	const char *text;
+	uint64_t len;
+};
+extern const struct scn_builtin scenario_builtins[];
+extern const uint64_t scenario_nr_builtins;
+
+const struct scn_builtin *scenario_builtin_find(const char *name);
+/* Print the embedded scenarios, for the shell's `run`. */
+void scenario_list(void);
+/*
+ * Parse @len bytes of @src and run it as a one-subtest KTAP plan (or,
+ * for `scenario=all`, see scenario_run_all).  A parse error prints
+ * "error: line:col: message" and runs nothing.  Returns 0 if it ran and
+ * passed, 1 otherwise.  Task context.
+ */
+int scenario_run_text(const char *src, size_t len);
+/*
+ * Run embedded scenario NAME, every one ("all": one that needs more CPUs
+ * than are online is a SKIP) or the boot module ("module"), as KTAP;
+ * with @dump, trace_dump() after each.  For `scenario=` on the command
+ * line and the shell's `run`.  Returns the number of failed scenarios (a
+ * bad NAME or a missing module counts as one).  Task context.
+ */
+int scenario_boot(const char *arg, bool dump);
+#endif

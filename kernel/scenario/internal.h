@@ -1,0 +1,60 @@
+/*
+ * internal.h - what the scenario parser's two halves share: lex.c (lines,
+ * words, numbers, durations, names; the error) and parse.c (statements,
+ * steps, the checks that need the whole script).
+ */
+#ifndef SCENARIO_INTERNAL_H
+#define SCENARIO_INTERNAL_H
+#include "scenario.h"
+
+#define MAX_WORDS 24
+
+struct word {
+	char *s;
+	int col;
+};
+
+struct parser {
+	const char *src;
+	size_t len, pos;
+	int line;
+	char buf[SCN_LINE_MAX + 2];	/* the line, split into words */
+	char raw[SCN_LINE_MAX + 2];	/* the line, comment cut off */
+	struct word w[MAX_WORDS];
+	int nw;
+	struct scenario *s;
+	int online;
+	char *err;
+	bool failed;
+	struct scn_task *task;		/* inside `task ... end`, or NULL */
+	uint32_t held;			/* mutexes the task holds (bits) */
+	bool seen_cpus, seen_locking, seen_timeout, seen_expect, ended;
+	int need_line, need_col;	/* `cpus N` above the online count */
+	bool need_failed;		/* ... and that was the only problem */
+	bool ev_marked[SCN_MAX_EVENTS];
+	int ev_line[SCN_MAX_EVENTS], ev_col[SCN_MAX_EVENTS];
+};
+
+/* The first problem found: "line:col: message" into p->err, p->failed
+ * set; later calls do nothing.  Returns false, for `return fail_at()`. */
+bool fail_at(struct parser *p, int col, const char *fmt, ...)
+	__printf(3, 4);
+/* Word @i of the line, or NULL. */
+const char *word(struct parser *p, int i);
+/* Column of word @i, or just after the last word if there is none. */
+int col_of(struct parser *p, int i);
+/* Fails on word @i if there is one ("unexpected 'x'"). */
+bool no_more(struct parser *p, int i);
+/* Decimal digits (an optional '-' if @neg_ok), @min..@max ("nice 20 out
+ * of range (-20..19)", with @what the name of the number). */
+bool number(struct parser *p, const char *s, int col, bool neg_ok,
+	    long long min, long long max, const char *what, long long *v);
+/* "20ms" -> ns, at most SCN_MAX_NS. */
+bool duration(struct parser *p, const char *s, int col, uint64_t *ns);
+/* Letters, digits, '_' and '-', not starting with a digit, short. */
+bool name_ok(struct parser *p, const char *s, int col);
+int find_name(char (*names)[SCN_NAME_MAX], int n, const char *s);
+/* The next line into p->raw, p->buf and p->w; false at the end of the
+ * script or on a bad line (too long, a byte that is not text). */
+bool next_line(struct parser *p);
+#endif

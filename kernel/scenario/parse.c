@@ -1,0 +1,791 @@
+/*
+ * parse.c - scenario scripts: text -> struct scenario, with every check
+ * that can be made before anything runs (docs/scenarios.md).
+ *
+ * The script is read line by line; a line is split into words at spaces
+ * and tabs after its comment ('#' to the end) is cut off.  The first
+ * problem ends the parse with one "line:column: message" (columns count
+ * bytes from 1, a tab is one column), so a student is told exactly one
+ * thing to fix.  Steps are straight-line code, so the set of mutexes a
+ * task holds at each step is known here: unlocking one not held, locking
+ * one held, or ending while holding one are caught before the run.
+ *
+ * Names used before they are declared (a `wait` for an event a later task
+ * marks, an `assert donor` naming a later task) are resolved at
+ * `end scenario`, and reported at their first use if still unknown.
+ */
+#include "internal.h"
+#include "mm.h"
+#include "mutex.h"
+#include "cpu.h"
+#include <printf.h>
+#include <string.h>
+
+#define DL_RUNTIME_MIN 1024ULL		/* as kernel/sched/setattr.c */
+#define DL_PERIOD_MAX (4 * NSEC_PER_SEC)
+#define UNRESOLVED (-2)			/* donor NAME not yet known */
+
+static int find_task(struct scenario *s, const char *name)
+{
+	for (int i = 0; i < s->ntasks; i++)
+		if (strcmp(s->tasks[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+static int mutex_index(struct parser *p, int i)
+{
+	const char *m = word(p, i);
+	int idx;
+
+	if (!m) {
+		fail_at(p, col_of(p, i), "'%s' needs a mutex name", word(p, 0));
+		return -1;
+	}
+	idx = find_name(p->s->mutexes, p->s->nmutexes, m);
+	if (idx < 0)
+		fail_at(p, col_of(p, i), "unknown mutex '%s'", m);
+	return idx;
+}
+
+/* An event named by word @i: found or added (marked later, maybe). */
+static int event_index(struct parser *p, int i)
+{
+	struct scenario *s = p->s;
+	const char *e = word(p, i);
+	int idx;
+
+	if (!e) {
+		fail_at(p, col_of(p, i), "'%s' needs an event name",
+			word(p, 0));
+		return -1;
+	}
+	if (!name_ok(p, e, col_of(p, i)))
+		return -1;
+	idx = find_name(s->events, s->nevents, e);
+	if (idx >= 0)
+		return idx;
+	if (s->nevents == SCN_MAX_EVENTS) {
+		fail_at(p, col_of(p, i), "too many events (at most %d)",
+			SCN_MAX_EVENTS);
+		return -1;
+	}
+	idx = s->nevents++;
+	strlcpy(s->events[idx], e, SCN_NAME_MAX);
+	p->ev_line[idx] = p->line;
+	p->ev_col[idx] = col_of(p, i);
+	return idx;
+}
+
+static int add_text(struct parser *p, const char *t)
+{
+	struct scenario *s = p->s;
+	int off = s->text_len;
+	size_t n = strlen(t) + 1;
+
+	/* Cannot overflow: the texts are parts of a script this big. */
+	memcpy(s->text + off, t, n);
+	s->text_len += n;
+	return off;
+}
+
+/* ---- Class headers: task lines and `set` ---------------------------- */
+
+/* "0,2,3" or "all" -> mask of the scenario's CPUs. */
+static bool cpu_list(struct parser *p, const char *v, int col, bool one,
+		     uint64_t *mask)
+{
+	char item[24];
+	long long cpu;
+
+	*mask = 0;
+	if (!one && strcmp(v, "all") == 0) {
+		*mask = (p->s->cpus >= 64) ? ~0ULL : (1ULL << p->s->cpus) - 1;
+		return true;
+	}
+	while (*v) {
+		size_t n = 0;
+
+		while (v[n] && v[n] != ',' && n < sizeof(item) - 1) {
+			item[n] = v[n];
+			n++;
+		}
+		item[n] = '\0';
+		if (!number(p, item, col, false, 0, NR_CPUS - 1, "cpu", &cpu))
+			return false;
+		if (cpu >= p->s->cpus)
+			return fail_at(p, col, "cpu %lld outside the "
+				       "scenario's cpus 0..%d (declare 'cpus "
+				       "%lld')", cpu, p->s->cpus - 1, cpu + 1);
+		*mask |= 1ULL << cpu;
+		v += n;
+		if (*v == ',' && *++v == '\0')
+			return fail_at(p, col, "bad cpu list (ends with ',')");
+	}
+	if (!*mask)
+		return fail_at(p, col, "empty cpu list");
+	return true;
+}
+
+/* Class parameters first (before K_CPU), then the ones of every task. */
+enum { K_NICE, K_PRIO, K_RUNTIME, K_DEADLINE, K_PERIOD, K_FIFO, K_RR,
+       K_CPU, K_CPUS, K_START, NKEYS };
+static const char *const keys[NKEYS] = {
+	"nice", "prio", "runtime", "deadline", "period", "fifo", "rr",
+	"cpu", "cpus", "start",
+};
+
+/* Which keys each class takes (besides cpu, cpus, start). */
+static const uint32_t class_keys[] = {
+	[SCHED_NORMAL] = 1 << K_NICE,
+	[SCHED_FIFO] = 1 << K_PRIO | 1 << K_FIFO | 1 << K_RR,
+	[SCHED_DEADLINE] = 1 << K_RUNTIME | 1 << K_DEADLINE | 1 << K_PERIOD,
+};
+
+static int class_policy(const char *c)
+{
+	if (strcmp(c, "fair") == 0)
+		return SCHED_NORMAL;
+	if (strcmp(c, "rt") == 0)
+		return SCHED_FIFO;
+	if (strcmp(c, "deadline") == 0)
+		return SCHED_DEADLINE;
+	return -1;
+}
+
+static bool dl_check(struct parser *p, struct sched_attr *a, uint32_t seen,
+		     int col)
+{
+	if (!(seen & 1 << K_RUNTIME) || !(seen & 1 << K_DEADLINE))
+		return fail_at(p, col, "deadline needs runtime= and deadline=");
+	if (!a->dl_period)
+		a->dl_period = a->dl_deadline;
+	if (a->dl_runtime < DL_RUNTIME_MIN)
+		return fail_at(p, col, "runtime below 1024ns");
+	if (a->dl_deadline < a->dl_runtime)
+		return fail_at(p, col, "deadline shorter than runtime");
+	if (a->dl_period < a->dl_deadline)
+		return fail_at(p, col, "period shorter than deadline");
+	if (a->dl_period > DL_PERIOD_MAX)
+		return fail_at(p, col, "period longer than 4s");
+	return true;
+}
+
+/* One key=value (or fifo/rr) word @i into @sc. */
+static bool class_param(struct parser *p, int i, int policy,
+			struct scn_sched *sc, uint64_t *start,
+			uint32_t *seen)
+{
+	char *w = p->w[i].s, *eq = strchr(w, '=');
+	int col = p->w[i].col, vcol;
+	struct sched_attr *a = &sc->attr;
+	long long v;
+	int k;
+
+	if (eq)
+		*eq = '\0';
+	for (k = 0; k < NKEYS && strcmp(keys[k], w) != 0; k++)
+		;
+	if (eq)
+		*eq = '=';
+	if (k == NKEYS || (k == K_FIFO || k == K_RR) == !!eq)
+		return fail_at(p, col, "unknown parameter '%s'", w);
+	if (k == K_START && !start)
+		return fail_at(p, col, "start= only on a task line");
+	if (k < K_CPU && policy < 0)
+		return fail_at(p, col, "'%s' needs a class before it", w);
+	if (k < K_CPU && !(class_keys[policy] & 1 << k))
+		return fail_at(p, col, "'%s' is not a parameter of class %s",
+			       w, policy == SCHED_NORMAL ? "fair" :
+			       policy == SCHED_FIFO ? "rt" : "deadline");
+	if (*seen & 1 << k || (k == K_CPU && *seen & 1 << K_CPUS) ||
+	    (k == K_CPUS && *seen & 1 << K_CPU) ||
+	    (k == K_FIFO && *seen & 1 << K_RR) ||
+	    (k == K_RR && *seen & 1 << K_FIFO))
+		return fail_at(p, col, "'%s' given twice", w);
+	*seen |= 1 << k;
+	vcol = eq ? col + (int)(eq - w) + 1 : col;
+	eq = eq ? eq + 1 : NULL;
+	switch (k) {
+	case K_NICE:
+		if (!number(p, eq, vcol, true, NICE_MIN, NICE_MAX, "nice", &v))
+			return false;
+		a->nice = v;
+		return true;
+	case K_PRIO:
+		if (!number(p, eq, vcol, false, RT_PRIO_MIN, RT_PRIO_MAX,
+			    "prio", &v))
+			return false;
+		a->rt_priority = v;
+		return true;
+	case K_FIFO:
+	case K_RR:
+		a->policy = k == K_RR ? SCHED_RR : SCHED_FIFO;
+		return true;
+	case K_RUNTIME:
+		return duration(p, eq, vcol, &a->dl_runtime);
+	case K_DEADLINE:
+		return duration(p, eq, vcol, &a->dl_deadline);
+	case K_PERIOD:
+		return duration(p, eq, vcol, &a->dl_period);
+	case K_CPU:
+	case K_CPUS:
+		return cpu_list(p, eq, vcol, k == K_CPU, &sc->affinity);
+	case K_START:
+		return duration(p, eq, vcol, start);
+	}
+	return false;
+}
+
+/*
+ * Words from @i: [CLASS params] [cpu=N | cpus=LIST] [start=D] (start only
+ * if @start).  A task line needs the class; `set` needs class or CPUs.
+ */
+static bool class_header(struct parser *p, int i, struct scn_sched *sc,
+			 uint64_t *start)
+{
+	int policy = -1, class_col = col_of(p, i);
+	uint32_t seen = 0;
+
+	memset(sc, 0, sizeof(*sc));
+	if (word(p, i) && !strchr(word(p, i), '=')) {
+		policy = class_policy(word(p, i));
+		if (policy < 0)
+			return fail_at(p, class_col, "unknown class '%s' "
+				       "(fair, rt, deadline)", word(p, i));
+		sc->has_attr = true;
+		sc->attr.policy = policy;
+		i++;
+	} else if (start) {
+		return fail_at(p, class_col, "task needs a class (fair, rt, "
+			       "deadline)");
+	}
+	for (; i < p->nw; i++)
+		if (!class_param(p, i, policy, sc, start, &seen))
+			return false;
+	if (policy == SCHED_FIFO && !(seen & 1 << K_PRIO))
+		return fail_at(p, class_col, "rt needs prio=1..99");
+	if (policy == SCHED_DEADLINE && !dl_check(p, &sc->attr, seen,
+						  class_col))
+		return false;
+	if (!start && !sc->has_attr && !sc->affinity)
+		return fail_at(p, class_col, "set needs a class or cpu=/cpus=");
+	return true;
+}
+
+/* ---- Top-level statements ---------------------------------------------- */
+
+static bool header_once(struct parser *p, bool *seen)
+{
+	if (p->s->ntasks)
+		return fail_at(p, col_of(p, 0),
+			       "'%s' must come before the first task",
+			       word(p, 0));
+	if (*seen)
+		return fail_at(p, col_of(p, 0), "'%s' given twice", word(p, 0));
+	*seen = true;
+	if (p->nw < 2)
+		return fail_at(p, col_of(p, 1), "'%s' needs a value",
+			       word(p, 0));
+	return no_more(p, 2);
+}
+
+static bool stmt_cpus(struct parser *p)
+{
+	long long n;
+
+	if (!header_once(p, &p->seen_cpus) ||
+	    !number(p, word(p, 1), col_of(p, 1), false, 1, NR_CPUS, "cpus",
+		    &n))
+		return false;
+	p->s->cpus = n;
+	if (n > p->online) {
+		p->need_line = p->line;		/* reported if all else is ok */
+		p->need_col = col_of(p, 1);
+	}
+	return true;
+}
+
+static bool stmt_locking(struct parser *p)
+{
+	static const char *const modes[] = {
+		[LOCKING_PROXY] = "proxy", [LOCKING_INHERIT] = "inherit",
+		[LOCKING_NONE] = "none",
+	};
+
+	if (!header_once(p, &p->seen_locking))
+		return false;
+	for (size_t m = 0; m < ARRAY_SIZE(modes); m++) {
+		if (strcmp(word(p, 1), modes[m]) == 0) {
+			p->s->locking = m;
+			return true;
+		}
+	}
+	return fail_at(p, col_of(p, 1), "unknown locking mode '%s' (proxy, "
+		       "inherit, none)", word(p, 1));
+}
+
+static bool stmt_timeout(struct parser *p)
+{
+	if (!header_once(p, &p->seen_timeout) ||
+	    !duration(p, word(p, 1), col_of(p, 1), &p->s->timeout_ns))
+		return false;
+	if (p->s->timeout_ns < NSEC_PER_MSEC)
+		return fail_at(p, col_of(p, 1), "timeout below 1ms");
+	return true;
+}
+
+static bool stmt_expect(struct parser *p)
+{
+	static const char *const what[] = {
+		[SCN_EXPECT_PASS] = "pass", [SCN_EXPECT_DEADLOCK] = "deadlock",
+		[SCN_EXPECT_TIMEOUT] = "timeout",
+	};
+
+	if (!header_once(p, &p->seen_expect))
+		return false;
+	for (size_t e = 0; e < ARRAY_SIZE(what); e++) {
+		if (strcmp(word(p, 1), what[e]) == 0) {
+			p->s->expect = e;
+			return true;
+		}
+	}
+	return fail_at(p, col_of(p, 1), "unknown expectation '%s' (pass, "
+		       "deadlock, timeout)", word(p, 1));
+}
+
+static bool stmt_mutex(struct parser *p)
+{
+	struct scenario *s = p->s;
+
+	if (p->nw < 2)
+		return fail_at(p, col_of(p, 1), "mutex needs a name");
+	for (int i = 1; i < p->nw; i++) {
+		if (!name_ok(p, word(p, i), col_of(p, i)))
+			return false;
+		if (find_name(s->mutexes, s->nmutexes, word(p, i)) >= 0)
+			return fail_at(p, col_of(p, i), "duplicate mutex '%s'",
+				       word(p, i));
+		if (s->nmutexes == SCN_MAX_MUTEXES)
+			return fail_at(p, col_of(p, i), "too many mutexes (at "
+				       "most %d)", SCN_MAX_MUTEXES);
+		strlcpy(s->mutexes[s->nmutexes++], word(p, i), SCN_NAME_MAX);
+	}
+	return true;
+}
+
+static bool stmt_task(struct parser *p)
+{
+	struct scenario *s = p->s;
+	struct scn_task *t;
+
+	if (p->nw < 2)
+		return fail_at(p, col_of(p, 1), "task needs a name and a "
+			       "class");
+	if (!name_ok(p, word(p, 1), col_of(p, 1)))
+		return false;
+	if (strcmp(word(p, 1), "self") == 0)
+		return fail_at(p, col_of(p, 1), "'self' is not a task name");
+	if (find_task(s, word(p, 1)) >= 0)
+		return fail_at(p, col_of(p, 1), "duplicate task '%s'",
+			       word(p, 1));
+	if (s->ntasks == SCN_MAX_TASKS)
+		return fail_at(p, col_of(p, 0), "too many tasks (at most %d)",
+			       SCN_MAX_TASKS);
+	t = &s->tasks[s->ntasks++];
+	strlcpy(t->name, word(p, 1), SCN_NAME_MAX);
+	t->line = p->line;
+	if (!class_header(p, 2, &t->sched, &t->start_ns))
+		return false;
+	if (!t->sched.affinity)
+		cpu_list(p, "all", 1, false, &t->sched.affinity);
+	p->task = t;
+	p->held = 0;
+	return true;
+}
+
+/* ---- Task steps -------------------------------------------------------- */
+
+static struct scn_step *new_step(struct parser *p, int op)
+{
+	struct scn_task *t = p->task;
+	struct scn_step *st;
+
+	if (t->nsteps == SCN_MAX_STEPS) {
+		fail_at(p, col_of(p, 0),
+			"too many steps in task '%s' (at most %d)",
+			t->name, SCN_MAX_STEPS);
+		return NULL;
+	}
+	st = &t->steps[t->nsteps++];
+	memset(st, 0, sizeof(*st));
+	st->op = op;
+	st->line = p->line;
+	return st;
+}
+
+static bool step_lock(struct parser *p, int op)
+{
+	const char *name;
+	struct scn_step *st;
+	int m = mutex_index(p, 1);
+	bool want_ok = true;
+
+	if (m < 0)
+		return false;
+	name = p->s->mutexes[m];
+	if (op == SCN_TRYLOCK) {
+		const char *r = word(p, 2);
+
+		if (!r || (strcmp(r, "ok") && strcmp(r, "busy")))
+			return fail_at(p, col_of(p, 2), "trylock needs 'ok' or "
+				       "'busy' after the mutex");
+		want_ok = strcmp(r, "ok") == 0;
+	}
+	if (!no_more(p, op == SCN_TRYLOCK ? 3 : 2))
+		return false;
+	if (op == SCN_UNLOCK && !(p->held & 1u << m))
+		return fail_at(p, col_of(p, 1), "unlock of '%s', not held by "
+			       "'%s' here", name, p->task->name);
+	if (op != SCN_UNLOCK && p->held & 1u << m)
+		return fail_at(p, col_of(p, 1), "'%s' is already held by '%s' "
+			       "here", name, p->task->name);
+	st = new_step(p, op);
+	if (!st)
+		return false;
+	st->arg = op == SCN_TRYLOCK ? m | want_ok << 8 : m;
+	if (op == SCN_UNLOCK)
+		p->held &= ~(1u << m);
+	else if (want_ok)
+		p->held |= 1u << m;
+	if (op == SCN_TRYLOCK)
+		st->num = ++p->s->nasserts;
+	return true;
+}
+
+static bool step_duration(struct parser *p, int op)
+{
+	struct scn_step *st;
+
+	if (!word(p, 1))
+		return fail_at(p, col_of(p, 1), "'%s' needs a duration",
+			       word(p, 0));
+	st = new_step(p, op);
+	return st && duration(p, word(p, 1), col_of(p, 1), &st->ns) &&
+	       no_more(p, 2);
+}
+
+static bool step_event(struct parser *p, int op)
+{
+	struct scn_step *st;
+	int e = event_index(p, 1);
+
+	if (e < 0 || !no_more(p, 2) || !(st = new_step(p, op)))
+		return false;
+	st->arg = e;
+	if (op == SCN_MARK)
+		p->ev_marked[e] = true;
+	return true;
+}
+
+static bool step_print(struct parser *p)
+{
+	struct scn_step *st = new_step(p, SCN_PRINT);
+	const char *t = "";
+
+	if (!st)
+		return false;
+	if (p->nw > 1) {
+		char *end;
+
+		t = p->raw + p->w[1].col - 1;
+		end = (char *)t + strlen(t);
+		while (end > t && (end[-1] == ' ' || end[-1] == '\t'))
+			*--end = '\0';
+	}
+	st->text = add_text(p, t);
+	return true;
+}
+
+static bool step_set(struct parser *p)
+{
+	struct scn_step *st = new_step(p, SCN_SET);
+
+	return st && class_header(p, 1, &st->set, NULL);
+}
+
+static bool step_assert(struct parser *p)
+{
+	static const char *const kinds = "class, prio, donor, cpu, happened, "
+					 "not happened, elapsed";
+	const char *k = word(p, 1), *v;
+	struct scn_step *st;
+	long long n;
+	int i = 2;
+
+	if (!k)
+		return fail_at(p, col_of(p, 1), "assert needs what to check "
+			       "(%s)", kinds);
+	if (!(st = new_step(p, SCN_A_CLASS)))
+		return false;
+	st->num = ++p->s->nasserts;
+	if (strcmp(k, "not") == 0) {
+		if (!word(p, 2) || strcmp(word(p, 2), "happened"))
+			return fail_at(p, col_of(p, 2), "expected 'happened' "
+				       "after 'assert not'");
+		k = "not happened";
+		i = 3;
+	}
+	v = word(p, i);
+	if (!v)
+		return fail_at(p, col_of(p, i), "assert %s needs a value", k);
+	if (strcmp(k, "class") == 0) {
+		st->arg = class_policy(v);
+		if (st->arg < 0)
+			return fail_at(p, col_of(p, i), "unknown class '%s' "
+				       "(fair, rt, deadline)", v);
+	} else if (strcmp(k, "prio") == 0) {
+		st->op = SCN_A_PRIO;
+		if (!number(p, v, col_of(p, i), false, RT_PRIO_MIN,
+			    RT_PRIO_MAX, "prio", &n))
+			return false;
+		st->arg = n;
+	} else if (strcmp(k, "cpu") == 0) {
+		st->op = SCN_A_CPU;
+		if (!number(p, v, col_of(p, i), false, 0, p->s->cpus - 1, "cpu",
+			    &n))
+			return false;
+		st->arg = n;
+	} else if (strcmp(k, "donor") == 0) {
+		st->op = SCN_A_DONOR;
+		if (!name_ok(p, v, col_of(p, i)))
+			return false;
+		st->arg = strcmp(v, "self") == 0 ? -1 : UNRESOLVED;
+		st->text = add_text(p, v);	/* resolved at the end */
+		st->ns = col_of(p, i);
+	} else if (strcmp(k, "happened") == 0 ||
+		   strcmp(k, "not happened") == 0) {
+		st->op = k[0] == 'n' ? SCN_A_NOT_HAPPENED : SCN_A_HAPPENED;
+		st->arg = event_index(p, i);
+		if (st->arg < 0)
+			return false;
+	} else if (strcmp(k, "elapsed") == 0) {
+		if (strcmp(v, "<") && strcmp(v, ">"))
+			return fail_at(p, col_of(p, i), "expected '<' or '>' "
+				       "after 'assert elapsed'");
+		st->op = v[0] == '<' ? SCN_A_ELAPSED_LT : SCN_A_ELAPSED_GT;
+		if (!word(p, ++i))
+			return fail_at(p, col_of(p, i), "assert elapsed needs "
+				       "a duration");
+		if (!duration(p, word(p, i), col_of(p, i), &st->ns))
+			return false;
+	} else {
+		return fail_at(p, col_of(p, 1), "unknown assertion '%s' (%s)",
+			       k, kinds);
+	}
+	return no_more(p, i + 1);
+}
+
+static bool step_end(struct parser *p)
+{
+	if (word(p, 1) && strcmp(word(p, 1), "scenario") == 0)
+		return fail_at(p, col_of(p, 0), "missing 'end' of task '%s'",
+			       p->task->name);
+	if (!no_more(p, 1))
+		return false;
+	for (int m = 0; m < p->s->nmutexes; m++)
+		if (p->held & 1u << m)
+			return fail_at(p, col_of(p, 0),
+				       "task '%s' ends holding '%s'",
+				       p->task->name, p->s->mutexes[m]);
+	p->task = NULL;
+	return true;
+}
+
+static const struct {
+	const char *kw;
+	int op;
+	bool (*fn)(struct parser *p, int op);
+} step_table[] = {
+	{ "lock", SCN_LOCK, step_lock },
+	{ "unlock", SCN_UNLOCK, step_lock },
+	{ "trylock", SCN_TRYLOCK, step_lock },
+	{ "compute", SCN_COMPUTE, step_duration },
+	{ "sleep", SCN_SLEEP, step_duration },
+	{ "mark", SCN_MARK, step_event },
+	{ "wait", SCN_WAIT, step_event },
+};
+
+static const char *const top_keywords[] = {
+	"scenario", "cpus", "locking", "timeout", "expect", "mutex", "task",
+};
+
+static bool task_line(struct parser *p)
+{
+	const char *kw = word(p, 0);
+
+	for (size_t i = 0; i < ARRAY_SIZE(step_table); i++)
+		if (strcmp(kw, step_table[i].kw) == 0)
+			return step_table[i].fn(p, step_table[i].op);
+	if (strcmp(kw, "yield") == 0)
+		return no_more(p, 1) && new_step(p, SCN_YIELD);
+	if (strcmp(kw, "print") == 0)
+		return step_print(p);
+	if (strcmp(kw, "set") == 0)
+		return step_set(p);
+	if (strcmp(kw, "assert") == 0)
+		return step_assert(p);
+	if (strcmp(kw, "end") == 0)
+		return step_end(p);
+	for (size_t i = 0; i < ARRAY_SIZE(top_keywords); i++)
+		if (strcmp(kw, top_keywords[i]) == 0)
+			return fail_at(p, col_of(p, 0),
+				       "'%s' inside task '%s' (missing "
+				       "'end'?)", kw, p->task->name);
+	return fail_at(p, col_of(p, 0), "unknown keyword '%s'", kw);
+}
+
+static bool top_line(struct parser *p)
+{
+	const char *kw = word(p, 0);
+
+	if (p->ended)
+		return fail_at(p, col_of(p, 0), "text after 'end scenario'");
+	if (!p->s->name[0]) {
+		if (strcmp(kw, "scenario"))
+			return fail_at(p, col_of(p, 0),
+		"expected 'scenario NAME' first");
+		if (p->nw < 2)
+			return fail_at(p, col_of(p, 1), "scenario needs a "
+				       "name");
+		if (!name_ok(p, word(p, 1), col_of(p, 1)) || !no_more(p, 2))
+			return false;
+		strlcpy(p->s->name, word(p, 1), SCN_NAME_MAX);
+		return true;
+	}
+	if (strcmp(kw, "scenario") == 0)
+		return fail_at(p, col_of(p, 0), "'scenario' given twice");
+	if (strcmp(kw, "cpus") == 0)
+		return stmt_cpus(p);
+	if (strcmp(kw, "locking") == 0)
+		return stmt_locking(p);
+	if (strcmp(kw, "timeout") == 0)
+		return stmt_timeout(p);
+	if (strcmp(kw, "expect") == 0)
+		return stmt_expect(p);
+	if (strcmp(kw, "mutex") == 0)
+		return stmt_mutex(p);
+	if (strcmp(kw, "task") == 0)
+		return stmt_task(p);
+	if (strcmp(kw, "end") == 0) {
+		if (!word(p, 1) || strcmp(word(p, 1), "scenario"))
+			return fail_at(p, col_of(p, 0),
+				       "'end' outside a task (the end "
+				       "marker is 'end scenario')");
+		p->ended = true;
+		return no_more(p, 2);
+	}
+	return fail_at(p, col_of(p, 0), "unknown keyword '%s'", kw);
+}
+
+/* Names that may be used before they are declared, now known or not. */
+static bool resolve(struct parser *p)
+{
+	struct scenario *s = p->s;
+
+	for (int e = 0; e < s->nevents; e++) {
+		if (!p->ev_marked[e]) {
+			p->line = p->ev_line[e];
+			return fail_at(p, p->ev_col[e], "unknown event '%s' "
+				       "(no task marks it)", s->events[e]);
+		}
+	}
+	for (int i = 0; i < s->ntasks; i++) {
+		for (int j = 0; j < s->tasks[i].nsteps; j++) {
+			struct scn_step *st = &s->tasks[i].steps[j];
+			const char *n = s->text + st->text;
+
+			if (st->op != SCN_A_DONOR || st->arg != UNRESOLVED)
+				continue;
+			st->arg = find_task(s, n);
+			if (st->arg < 0) {
+				p->line = st->line;
+				return fail_at(p, st->ns, "unknown task '%s'",
+					       n);
+			}
+		}
+	}
+	return true;
+}
+
+static void parse_all(struct parser *p)
+{
+	struct scenario *s = p->s;
+
+	if (p->len > SCN_MAX_BYTES) {
+		p->line = 1;
+		fail_at(p, 1, "script too long (%zu bytes, at most %d)", p->len,
+			SCN_MAX_BYTES);
+		return;
+	}
+	while (next_line(p)) {
+		if (p->nw && !(p->task ? task_line(p) : top_line(p)))
+			return;
+	}
+	if (p->failed)
+		return;
+	p->line++;
+	if (p->task)
+		fail_at(p, 1, "missing 'end' of task '%s'", p->task->name);
+	else if (!s->name[0])
+		fail_at(p, 1, "empty script (expected 'scenario NAME')");
+	else if (!p->ended)
+		fail_at(p, 1, "missing 'end scenario'");
+	else if (!s->ntasks)
+		fail_at(p, 1, "scenario '%s' has no task", s->name);
+	else if (resolve(p) && p->need_line) {
+		p->need_failed = true;
+		p->line = p->need_line;
+		fail_at(p, p->need_col, "needs %d CPUs, %d online", s->cpus,
+			p->online);
+	}
+}
+
+struct scenario *scenario_parse(const char *src, size_t len, int online,
+				char *err, int *need_cpus)
+{
+	struct parser *p = kzalloc(sizeof(*p));
+	struct scenario *s = kzalloc(sizeof(*s));
+
+	*need_cpus = 0;
+	if (!p || !s) {
+		kfree(p);
+		kfree(s);
+		snprintf(err, SCN_ERR_LEN, "0:0: out of memory");
+		return NULL;
+	}
+	memset(s, 0, sizeof(*s));
+	s->cpus = 1;
+	s->locking = -1;
+	s->timeout_ns = SCN_DEFAULT_TIMEOUT;
+	p->src = src;
+	p->len = len;
+	p->s = s;
+	p->online = online;
+	p->err = err;
+	err[0] = '\0';
+	parse_all(p);
+	if (p->failed) {
+		if (p->need_failed)
+			*need_cpus = s->cpus;
+		kfree(s);
+		s = NULL;
+	}
+	kfree(p);
+	return s;
+}
+
+void scenario_free(struct scenario *s)
+{
+	kfree(s);
+}

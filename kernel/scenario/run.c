@@ -1,0 +1,757 @@
+/*
+ * run.c - running a parsed scenario: one kernel thread per task, KTAP
+ * results, and stopping a scenario that deadlocks or overruns.
+ *
+ * The caller (the controller: shell, boot thread or test case) creates
+ * every task with its class, parameters and affinity; they wait at a gate
+ * until all exist, then the controller sets the common start t0 and opens
+ * it, and each task sleeps until t0 + start=.  The controller runs as
+ * FIFO 99 meanwhile, so that a scenario's hogs cannot keep it from
+ * stopping them, and sleeps until the last task ends or the time limit.
+ *
+ * Stopping: at the limit the controller first takes its picture (who
+ * waits for which mutex held by whom: a cycle there is the deadlock),
+ * then sets r->abort and wakes every task.  compute, sleep and wait
+ * check it; a task blocked on a mutex waits with mutex_lock_timeout()
+ * up to the limit plus SCN_GRACE_NS, so it cannot miss the picture and
+ * still comes back.  Every task releases what it holds, newest first,
+ * and ends; the controller joins them all, restores the locking mode and
+ * its own attributes, and the next scenario can run.
+ *
+ * Each assertion prints its own result line as it is reached; one that
+ * is never reached (the scenario was stopped first) is reported as a
+ * SKIP at the end, and the final case says whether the scenario ended
+ * the way its `expect` said.
+ */
+#include "scenario.h"
+#include "cpu.h"
+#include "mm.h"
+#include "mutex.h"
+#include "timer.h"
+#include "trace.h"
+#include "../sched/proxy.h"
+#include <printf.h>
+#include <string.h>
+
+#define SCN_GRACE_NS (20 * NSEC_PER_MSEC)
+#define SCN_STOP_NS (2 * NSEC_PER_SEC)	/* to end once told to stop */
+
+struct scn_run;
+
+/* One task of the running scenario. */
+struct scn_trun {
+	struct scn_run *run;
+	const struct scn_task *st;
+	struct task *task;		/* set by thread_spawn before it runs */
+	int step;			/* the step it is at (for reports) */
+	int waiting;			/* mutex it blocks on, or -1 */
+	int wait_event;			/* event it waits for, or -1 */
+	int held[SCN_MAX_MUTEXES];	/* in locking order */
+	int nheld;
+	bool started;			/* past its start time */
+	bool finished;			/* ran every step */
+	bool ended;			/* its thread is about to exit */
+};
+
+struct scn_run {
+	const struct scenario *s;
+	uint64_t t0, deadline;
+	int go;				/* t0 is set: tasks may start */
+	int abort;			/* stop now: time is up or an error */
+	uint32_t events;		/* atomic: bit e = event e happened */
+	int nleft;			/* atomic: tasks not yet ended */
+	int failed;			/* atomic: assertions that failed */
+	int errors;			/* atomic: steps the kernel refused */
+	uint64_t reported[(SCN_MAX_TASKS * SCN_MAX_STEPS + 63) / 64];
+	spinlock_t out_lock;		/* a result and its diagnostic */
+	struct task *controller;
+	bool quiet;			/* inside a ktest case: diagnostics */
+	int ntasks;			/* created */
+	struct mutex mx[SCN_MAX_MUTEXES];
+	struct scn_trun tr[SCN_MAX_TASKS];
+};
+
+static int scn_busy;			/* atomic: a scenario runs */
+
+/*
+ * Every line of a run goes out here: KTAP as it is (@fmt starts with the
+ * subtest's four spaces, or none for the scenario's own result), or,
+ * for a run inside a ktest case (idx 0, r->quiet), as "# scenario: ..."
+ * diagnostics that do not disturb the suite's own KTAP.
+ */
+static __printf(2, 3) void out(const struct scn_run *r, const char *fmt,
+			       ...)
+{
+	char buf[SCN_LINE_MAX + 128];
+	const char *b = buf;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (!r->quiet) {
+		printk("%s", buf);
+		return;
+	}
+	while (*b == ' ')
+		b++;
+	printk("    # scenario: %s", b);
+}
+
+static const char *const op_names[] = {
+	[SCN_LOCK] = "lock", [SCN_UNLOCK] = "unlock",
+	[SCN_TRYLOCK] = "trylock", [SCN_COMPUTE] = "compute",
+	[SCN_SLEEP] = "sleep", [SCN_YIELD] = "yield", [SCN_SET] = "set",
+	[SCN_PRINT] = "print", [SCN_MARK] = "mark", [SCN_WAIT] = "wait",
+	[SCN_A_CLASS] = "assert class", [SCN_A_PRIO] = "assert prio",
+	[SCN_A_DONOR] = "assert donor", [SCN_A_CPU] = "assert cpu",
+	[SCN_A_HAPPENED] = "assert happened",
+	[SCN_A_NOT_HAPPENED] = "assert not happened",
+	[SCN_A_ELAPSED_LT] = "assert elapsed <",
+	[SCN_A_ELAPSED_GT] = "assert elapsed >",
+};
+
+/* Execution time of the caller, including the stretch now running. */
+static uint64_t exec_ns(struct task *self)
+{
+	unsigned long flags = arch_irq_save();
+	uint64_t ns = READ_ONCE(self->sum_exec_ns);
+
+	if (self == this_cpu()->rq.curr)
+		ns += clock_ns() - self->exec_start_ns;
+	arch_irq_restore(flags);
+	return ns;
+}
+
+static uint64_t since_t0(struct scn_run *r)
+{
+	return clock_ns() - READ_ONCE(r->t0);
+}
+
+static void wake_fn(struct timer *tm)
+{
+	wake_up(tm->data);
+}
+
+/*
+ * Sleep until @until (clock_ns; 0: no limit) has passed, @done(r, arg)
+ * holds, or the run is stopped.  The usual sleep/wake order (see
+ * wait_case() in kernel/ktest.c): state, full barrier, check; the waker
+ * sets what we check, then calls wake_up(), so no wakeup is lost.
+ */
+static void scn_sleep(struct scn_run *r, uint64_t until,
+		      bool (*done)(struct scn_run *r, int arg), int arg,
+		      bool stoppable)
+{
+	struct task *self = current();
+	struct timer tm;
+
+	timer_init(&tm, wake_fn, self);
+	for (;;) {
+		WRITE_ONCE(self->state, TASK_SLEEPING);
+		smp_mb();
+		if ((stoppable && READ_ONCE(r->abort)) ||
+		    (done && done(r, arg)) || (until && clock_ns() >= until))
+			break;
+		if (until)
+			timer_arm(&tm, until);
+		schedule();
+	}
+	WRITE_ONCE(self->state, TASK_RUNNING);
+	timer_cancel(&tm);
+}
+
+static bool gate_open(struct scn_run *r, int arg)
+{
+	(void)arg;
+	return smp_load_acquire(&r->go);
+}
+
+static bool event_happened(struct scn_run *r, int e)
+{
+	return __atomic_load_n(&r->events, __ATOMIC_ACQUIRE) & 1u << e;
+}
+
+static bool all_ended(struct scn_run *r, int arg)
+{
+	(void)arg;
+	return __atomic_load_n(&r->nleft, __ATOMIC_ACQUIRE) == 0;
+}
+
+/* ---- Results ---------------------------------------------------------- */
+
+static void case_name(const struct scn_trun *tr, const struct scn_step *st,
+		      char *buf, size_t len)
+{
+	const struct scenario *s = tr->run->s;
+	int n = snprintf(buf, len, "L%d_%s_", st->line, tr->st->name);
+	char *b = buf + n;
+
+	len -= n;
+	switch (st->op) {
+	case SCN_TRYLOCK:
+		snprintf(b, len, "trylock_%s_%s", s->mutexes[st->arg & 0xff],
+			 st->arg >> 8 ? "ok" : "busy");
+		break;
+	case SCN_A_CLASS:
+		snprintf(b, len, "class_%s", st->arg == SCHED_NORMAL ? "fair" :
+			 st->arg == SCHED_FIFO ? "rt" : "deadline");
+		break;
+	case SCN_A_PRIO:
+		snprintf(b, len, "prio_%d", st->arg);
+		break;
+	case SCN_A_DONOR:
+		snprintf(b, len, "donor_%s", s->text + st->text);
+		break;
+	case SCN_A_CPU:
+		snprintf(b, len, "cpu_%d", st->arg);
+		break;
+	case SCN_A_HAPPENED:
+	case SCN_A_NOT_HAPPENED:
+		snprintf(b, len, "%shappened_%s",
+			 st->op == SCN_A_HAPPENED ? "" : "not_",
+			 s->events[st->arg]);
+		break;
+	default:
+		snprintf(b, len, "elapsed_%s",
+			 st->op == SCN_A_ELAPSED_LT ? "lt" : "gt");
+	}
+}
+
+/* One assertion's KTAP line, its diagnostic (if it failed) just above. */
+static void report(struct scn_trun *tr, const struct scn_step *st, bool ok,
+		   const char *why)
+{
+	struct scn_run *r = tr->run;
+	unsigned long flags;
+	char name[64];
+
+	case_name(tr, st, name, sizeof(name));
+	__atomic_fetch_or(&r->reported[st->num / 64], 1ULL << st->num % 64,
+			  __ATOMIC_RELAXED);
+	if (!ok)
+		__atomic_fetch_add(&r->failed, 1, __ATOMIC_RELAXED);
+	flags = spin_lock(&r->out_lock);
+	if (!ok)
+		out(r, "    # line %d: %s: %s failed: %s\n", st->line,
+		    tr->st->name, op_names[st->op], why);
+	out(r, "    %sok %d %s\n", ok ? "" : "not ", st->num, name);
+	spin_unlock(&r->out_lock, flags);
+}
+
+/* A `print`, `mark` or run-time error line, stamped with time and task. */
+static void say(struct scn_trun *tr, const char *what, const char *text)
+{
+	uint64_t t = since_t0(tr->run);
+
+	out(tr->run, "    # %llu.%03llu ms %s: %s%s\n",
+	       (unsigned long long)(t / NSEC_PER_MSEC),
+	       (unsigned long long)(t % NSEC_PER_MSEC / NSEC_PER_USEC),
+	       tr->st->name, what, text);
+}
+
+/* ---- Assertions ------------------------------------------------------- */
+
+/* The scheduling context the caller runs with: rq->donor of its CPU,
+ * read under that rq's lock; its class and priority copied there too. */
+struct ctx_view {
+	struct task *donor;
+	const struct sched_class *class;
+	int prio;
+};
+
+static void my_context(struct ctx_view *v)
+{
+	struct task *self = current();
+	unsigned long flags;
+	struct rq *rq;
+
+	preempt_disable();		/* stay on this CPU */
+	rq = &this_cpu()->rq;
+	flags = spin_lock(&rq->lock);
+	v->donor = rq->curr == self ? rq->donor : self;
+	v->class = v->donor->sched_class;
+	v->prio = v->donor->prio;
+	spin_unlock(&rq->lock, flags);
+	preempt_enable();
+}
+
+static const struct sched_class *policy_class_of(int policy)
+{
+	if (policy == SCHED_DEADLINE)
+		return &dl_sched_class;
+	return policy == SCHED_NORMAL ? &fair_sched_class : &rt_sched_class;
+}
+
+static void check(struct scn_trun *tr, const struct scn_step *st)
+{
+	struct scn_run *r = tr->run;
+	const struct scenario *s = r->s;
+	struct ctx_view v;
+	char why[96] = "";
+	bool ok = false;
+	uint64_t t;
+	int cpu;
+
+	switch (st->op) {
+	case SCN_A_CLASS:
+		my_context(&v);
+		ok = v.class == policy_class_of(st->arg);
+		snprintf(why, sizeof(why), "class is %s (context of %s)",
+			 v.class->name, v.donor->name);
+		break;
+	case SCN_A_PRIO:
+		my_context(&v);
+		ok = v.class == &rt_sched_class &&
+		     MAX_RT_PRIO - 1 - v.prio == st->arg;
+		if (v.class == &rt_sched_class)
+			snprintf(why, sizeof(why), "prio is %d (context of %s)",
+				 MAX_RT_PRIO - 1 - v.prio, v.donor->name);
+		else
+			snprintf(why, sizeof(why), "class is %s, not rt "
+				 "(context of %s)", v.class->name,
+				 v.donor->name);
+		break;
+	case SCN_A_DONOR:
+		my_context(&v);
+		ok = v.donor == (st->arg < 0 ? current() : r->tr[st->arg].task);
+		snprintf(why, sizeof(why), "donor is %s, expected %s",
+			 v.donor->name, s->text + st->text);
+		break;
+	case SCN_A_CPU:
+		preempt_disable();
+		cpu = smp_processor_id();
+		preempt_enable();
+		ok = cpu == st->arg;
+		snprintf(why, sizeof(why), "on cpu %d", cpu);
+		break;
+	case SCN_A_HAPPENED:
+	case SCN_A_NOT_HAPPENED:
+		ok = event_happened(r, st->arg);
+		snprintf(why, sizeof(why), "'%s' %s", s->events[st->arg],
+			 ok ? "happened" : "has not happened");
+		ok = ok == (st->op == SCN_A_HAPPENED);
+		break;
+	case SCN_A_ELAPSED_LT:
+	case SCN_A_ELAPSED_GT:
+		t = since_t0(r);
+		ok = st->op == SCN_A_ELAPSED_LT ? t < st->ns : t > st->ns;
+		snprintf(why, sizeof(why), "%llu us elapsed, bound %llu us",
+			 (unsigned long long)(t / NSEC_PER_USEC),
+			 (unsigned long long)(st->ns / NSEC_PER_USEC));
+		break;
+	}
+	report(tr, st, ok, why);
+}
+
+/* ---- Steps ------------------------------------------------------------ */
+
+static void held_push(struct scn_trun *tr, int m)
+{
+	tr->held[tr->nheld++] = m;
+}
+
+static void held_drop(struct scn_trun *tr, int m)
+{
+	for (int i = 0; i < tr->nheld; i++) {
+		if (tr->held[i] == m) {
+			memmove(&tr->held[i], &tr->held[i + 1],
+				(tr->nheld - i - 1) * sizeof(int));
+			tr->nheld--;
+			return;
+		}
+	}
+}
+
+static bool step_lock(struct scn_trun *tr, int m)
+{
+	struct scn_run *r = tr->run;
+	int64_t left = (int64_t)(r->deadline + SCN_GRACE_NS - clock_ns());
+	int err;
+
+	WRITE_ONCE(tr->waiting, m);
+	/* 0 would mean "forever": past the limit, wait a token 1 ns. */
+	err = mutex_lock_timeout(&r->mx[m], left > 0 ? (uint64_t)left : 1);
+	WRITE_ONCE(tr->waiting, -1);
+	if (err)
+		return false;		/* stopped: the report was made */
+	held_push(tr, m);
+	return true;
+}
+
+static bool step_trylock(struct scn_trun *tr, const struct scn_step *st)
+{
+	int m = st->arg & 0xff;
+	bool want = st->arg >> 8, got = mutex_trylock(&tr->run->mx[m]);
+
+	report(tr, st, got == want, got ? "took it" : "found it busy");
+	if (got && want)
+		held_push(tr, m);
+	else if (got)
+		mutex_unlock(&tr->run->mx[m]);
+	/* Later steps count on holding it: a task that failed to stops. */
+	return got || !want;
+}
+
+static bool step_set(struct scn_trun *tr, const struct scn_step *st)
+{
+	int err = 0;
+
+	if (st->set.has_attr)
+		err = sched_setattr(current(), &st->set.attr);
+	if (!err && st->set.affinity)
+		err = sched_setaffinity(current(), st->set.affinity);
+	if (err) {
+		__atomic_fetch_add(&tr->run->errors, 1, __ATOMIC_RELAXED);
+		say(tr, "error: set refused: ", err == -EBUSY ?
+		    "deadline admission control (-EBUSY)" : "-EINVAL");
+	}
+	return !err;
+}
+
+static void step_mark(struct scn_trun *tr, int e)
+{
+	struct scn_run *r = tr->run;
+
+	say(tr, "mark ", r->s->events[e]);
+	trace_mark(r->s->events[e]);
+	__atomic_fetch_or(&r->events, 1u << e, __ATOMIC_SEQ_CST);
+	/* Wake every waiter before the first of them can preempt us. */
+	preempt_disable();
+	for (int i = 0; i < r->ntasks; i++)
+		if (READ_ONCE(r->tr[i].wait_event) == e)
+			wake_up(r->tr[i].task);
+	preempt_enable();
+}
+
+/* Run one step; false ends the task (stopped, or the step failed so
+ * that the following ones would not make sense). */
+static bool do_step(struct scn_trun *tr, const struct scn_step *st)
+{
+	struct scn_run *r = tr->run;
+	struct task *self = current();
+	uint64_t end;
+
+	switch (st->op) {
+	case SCN_LOCK:
+		return step_lock(tr, st->arg);
+	case SCN_UNLOCK:
+		held_drop(tr, st->arg);
+		mutex_unlock(&r->mx[st->arg]);
+		return true;
+	case SCN_TRYLOCK:
+		return step_trylock(tr, st);
+	case SCN_COMPUTE:
+		end = exec_ns(self) + st->ns;
+		while (exec_ns(self) < end && !READ_ONCE(r->abort))
+			arch_cpu_relax();
+		return true;
+	case SCN_SLEEP:
+		scn_sleep(r, clock_ns() + st->ns, NULL, 0, true);
+		return true;
+	case SCN_YIELD:
+		yield();
+		return true;
+	case SCN_SET:
+		return step_set(tr, st);
+	case SCN_PRINT:
+		say(tr, "", r->s->text + st->text);
+		trace_mark(r->s->text + st->text);
+		return true;
+	case SCN_MARK:
+		step_mark(tr, st->arg);
+		return true;
+	case SCN_WAIT:
+		WRITE_ONCE(tr->wait_event, st->arg);
+		scn_sleep(r, 0, event_happened, st->arg, true);
+		WRITE_ONCE(tr->wait_event, -1);
+		return true;
+	default:
+		check(tr, st);
+		return true;
+	}
+}
+
+static void task_main(void *arg)
+{
+	struct scn_trun *tr = arg;
+	struct scn_run *r = tr->run;
+	const struct scn_task *t = tr->st;
+	int i;
+
+	scn_sleep(r, 0, gate_open, 0, true);
+	if (!READ_ONCE(r->abort))
+		scn_sleep(r, r->t0 + t->start_ns, NULL, 0, true);
+	WRITE_ONCE(tr->started, true);
+	for (i = 0; i < t->nsteps && !READ_ONCE(r->abort); i++) {
+		WRITE_ONCE(tr->step, i);
+		if (!do_step(tr, &t->steps[i]))
+			break;
+	}
+	tr->finished = i == t->nsteps;
+	while (tr->nheld)		/* stopped early: newest first */
+		mutex_unlock(&r->mx[tr->held[--tr->nheld]]);
+	WRITE_ONCE(tr->ended, true);
+	if (__atomic_sub_fetch(&r->nleft, 1, __ATOMIC_ACQ_REL) == 0)
+		wake_up(r->controller);
+}
+
+/* ---- The controller --------------------------------------------------- */
+
+/* Who holds mutex @m, as a task index, or -1. */
+static int holder(struct scn_run *r, int m)
+{
+	struct task *o = mutex_owner(&r->mx[m]);
+
+	for (int i = 0; i < r->ntasks; i++)
+		if (o && r->tr[i].task == o)
+			return i;
+	return -1;
+}
+
+/* Print a blocked_on cycle through task @i, if there is one. */
+static bool report_cycle(struct scn_run *r, int i)
+{
+	char buf[256];
+	int j = i, n = 0, len;
+
+	for (int hop = 0; hop <= r->ntasks; hop++) {
+		int m = READ_ONCE(r->tr[j].waiting);
+
+		if (m < 0 || (j = holder(r, m)) < 0)
+			return false;
+		if (j == i)
+			break;
+	}
+	if (j != i)
+		return false;
+	len = snprintf(buf, sizeof(buf), "deadlock:");
+	do {
+		int m = READ_ONCE(r->tr[j].waiting), o = holder(r, m);
+
+		len += snprintf(buf + len, sizeof(buf) - len,
+				"%s %s waits for %s held by %s", n++ ? "," : "",
+				r->tr[j].st->name, r->s->mutexes[m],
+				r->tr[o].st->name);
+		j = o;
+	} while (j != i && len < (int)sizeof(buf));
+	out(r, "    # %s\n", buf);
+	return true;
+}
+
+/* The picture at the time limit: where each unfinished task is stuck.
+ * Returns true if they are deadlocked. */
+static bool report_stuck(struct scn_run *r, unsigned long proxy_before)
+{
+	bool deadlock = false;
+
+	out(r, "    # stopped at the time limit (%llu ms)\n",
+	       (unsigned long long)(r->s->timeout_ns / NSEC_PER_MSEC));
+	for (int i = 0; i < r->ntasks; i++) {
+		struct scn_trun *tr = &r->tr[i];
+		const struct scn_step *st = &tr->st->steps[READ_ONCE(tr->step)];
+		int m = READ_ONCE(tr->waiting), o;
+
+		if (READ_ONCE(tr->ended))
+			continue;
+		if (!READ_ONCE(tr->started)) {
+			out(r, "    # %s: not started yet\n", tr->st->name);
+		} else if (m >= 0) {
+			o = holder(r, m);
+			out(r, "    # %s at line %d: waits for %s held by %s\n",
+			       tr->st->name, st->line, r->s->mutexes[m],
+			       o >= 0 ? r->tr[o].st->name : "nobody");
+		} else if (st->op < ARRAY_SIZE(op_names)) {
+			out(r, "    # %s at line %d: %s\n", tr->st->name,
+			       st->line, op_names[st->op]);
+		}
+	}
+	for (int i = 0; i < r->ntasks && !deadlock; i++)
+		deadlock = report_cycle(r, i);
+	if (proxy_nr_deadlocks != proxy_before)
+		out(r, "    # proxy reported: %s\n", proxy_deadlock_report);
+	return deadlock;
+}
+
+static bool start_tasks(struct scn_run *r)
+{
+	const struct scenario *s = r->s;
+
+	for (int i = 0; i < s->ntasks; i++) {
+		struct scn_trun *tr = &r->tr[i];
+		struct thread_opts o = {
+			.attr = &s->tasks[i].sched.attr,
+			.affinity = s->tasks[i].sched.affinity,
+		};
+		int err;
+
+		tr->run = r;
+		tr->st = &s->tasks[i];
+		tr->waiting = tr->wait_event = -1;
+		__atomic_add_fetch(&r->nleft, 1, __ATOMIC_RELAXED);
+		err = thread_spawn(&tr->task, tr->st->name, task_main, tr, &o);
+		if (err) {
+			__atomic_sub_fetch(&r->nleft, 1, __ATOMIC_RELAXED);
+			out(r, "    # task %s (line %d) cannot start: %s\n",
+			       tr->st->name, tr->st->line, err == -EBUSY ?
+			       "deadline admission control refused it" :
+			       err == -ENOMEM ? "out of memory" :
+			       "invalid attributes");
+			return false;
+		}
+		r->ntasks++;
+	}
+	return true;
+}
+
+/* Open the gate (or tell them all to stop) and wake every task. */
+static void wake_all(struct scn_run *r)
+{
+	preempt_disable();
+	for (int i = 0; i < r->ntasks; i++)
+		wake_up(r->tr[i].task);
+	preempt_enable();
+}
+
+static bool setup(struct scn_run *r, struct sched_attr *saved, int *mode)
+{
+	static const struct sched_attr top = {
+		.policy = SCHED_FIFO, .rt_priority = RT_PRIO_MAX,
+	};
+	const struct scenario *s = r->s;
+	int err;
+
+	*mode = locking_mode;
+	if (s->locking >= 0 && s->locking != (int)locking_mode) {
+		err = locking_set_mode(locking_mode_name(s->locking));
+		if (err) {
+			out(r, "    # cannot set locking %s: %d tasks wait on "
+			       "mutexes\n", locking_mode_name(s->locking),
+			       READ_ONCE(mutex_nr_blocked));
+			return false;
+		}
+	}
+	for (int m = 0; m < s->nmutexes; m++)
+		mutex_init(&r->mx[m], s->mutexes[m]);
+	sched_getattr(current(), saved);
+	sched_setattr(current(), &top);
+	return true;
+}
+
+static void finish(struct scn_run *r, int idx, struct scn_result *res)
+{
+	static const char *const final[] = {
+		[SCN_EXPECT_PASS] = "finished",
+		[SCN_EXPECT_DEADLOCK] = "deadlock_detected",
+		[SCN_EXPECT_TIMEOUT] = "timed_out",
+	};
+	const struct scenario *s = r->s;
+	bool ok;
+
+	for (int i = 0; i < s->ntasks; i++) {
+		for (int j = 0; j < s->tasks[i].nsteps; j++) {
+			const struct scn_step *st = &s->tasks[i].steps[j];
+			char name[64];
+
+			if (!st->num || r->reported[st->num / 64] >>
+					(st->num % 64) & 1)
+				continue;
+			case_name(&r->tr[i], st, name, sizeof(name));
+			out(r, "    ok %d %s # SKIP not reached\n", st->num,
+			       name);
+		}
+	}
+	if (s->expect == SCN_EXPECT_PASS)
+		ok = !res->timed_out && !r->errors;
+	else if (s->expect == SCN_EXPECT_DEADLOCK)
+		ok = res->deadlock;
+	else
+		ok = res->timed_out && !res->deadlock;
+	ok = ok && !res->stuck;
+	if (!ok)
+		out(r, "    # expected %s; %s\n", s->expect == SCN_EXPECT_PASS ?
+		       "every task to finish in time" :
+		       s->expect == SCN_EXPECT_DEADLOCK ? "a deadlock" :
+		       "to be stopped at the time limit",
+		       res->stuck ? "tasks did not stop" :
+		       res->deadlock ? "it deadlocked" :
+		       res->timed_out ? "it ran past the time limit" :
+		       r->errors ? "a step was refused" : "it finished");
+	out(r, "    %sok %d %s\n", ok ? "" : "not ", s->nasserts + 1,
+	       final[s->expect]);
+	res->asserts_failed = r->failed;
+	res->passed = ok && !r->failed;
+	out(r, "%sok %d %s\n", res->passed ? "" : "not ", idx, s->name);
+}
+
+int scenario_run(const struct scenario *s, int idx, struct scn_result *res)
+{
+	unsigned long proxy_before = proxy_nr_deadlocks;
+	struct sched_attr saved;
+	struct scn_run *r;
+	int mode;
+
+	memset(res, 0, sizeof(*res));
+	if (__atomic_exchange_n(&scn_busy, 1, __ATOMIC_ACQUIRE))
+		return -EBUSY;
+	r = kzalloc(sizeof(*r));
+	if (!r) {
+		printk("    # scenario %s: out of memory\n", s->name);
+		__atomic_store_n(&scn_busy, 0, __ATOMIC_RELEASE);
+		return -ENOMEM;
+	}
+	r->quiet = idx == 0;
+	out(r, "    KTAP version 1\n");
+	out(r, "    # Subtest: %s\n", s->name);
+	out(r, "    1..%d\n", s->nasserts + 1);
+	r->s = s;
+	r->controller = current();
+	spin_init(&r->out_lock, "scenario-out");
+	if (!setup(r, &saved, &mode)) {
+		r->errors++;
+		finish(r, idx, res);
+		kfree(r);
+		__atomic_store_n(&scn_busy, 0, __ATOMIC_RELEASE);
+		return 0;
+	}
+	if (!start_tasks(r)) {
+		r->errors++;
+		WRITE_ONCE(r->abort, 1);
+	}
+	trace_reset();
+	r->t0 = clock_ns();
+	r->deadline = r->t0 + s->timeout_ns;
+	smp_store_release(&r->go, 1);
+	wake_all(r);
+
+	scn_sleep(r, r->deadline, all_ended, 0, false);
+	if (!all_ended(r, 0)) {
+		res->timed_out = true;
+		res->deadlock = report_stuck(r, proxy_before);
+		WRITE_ONCE(r->abort, 1);
+		smp_mb();
+		wake_all(r);
+		scn_sleep(r, r->deadline + SCN_GRACE_NS + SCN_STOP_NS,
+			  all_ended, 0, false);
+		res->stuck = !all_ended(r, 0);
+	}
+	if (res->stuck) {
+		/* Cannot happen unless a step blocks without a limit: the
+		 * tasks are abandoned and r (their mutexes) leaked, like a
+		 * ktest case that times out. */
+		out(r, "    # tasks did not stop; abandoned\n");
+	} else {
+		for (int i = 0; i < r->ntasks; i++)
+			thread_join(r->tr[i].task);
+	}
+	sched_setattr(current(), &saved);
+	if ((int)locking_mode != mode &&
+	    locking_set_mode(locking_mode_name(mode)))
+		out(r, "    # cannot restore locking %s\n",
+		       locking_mode_name(mode));
+	finish(r, idx, res);
+	if (!res->stuck)
+		kfree(r);
+	__atomic_store_n(&scn_busy, 0, __ATOMIC_RELEASE);
+	return 0;
+}
