@@ -114,6 +114,7 @@ class Boot:
         self.extra = []             # extra QEMU options (icount)
         self.also = []              # crash: regexes the whole log must match
         self.want_suites = []       # subtests that must have run (module)
+        self.module = None          # grub: file loaded as multiboot2 module
 
     def file_base(self):
         """build/test-logs/x86_64-smp4-grub: stem of this boot's files."""
@@ -132,7 +133,8 @@ class Boot:
         elif self.method == "grub":
             iso = self.file_base() + ".iso"
             run_tool(["sh", "arch/x86_64/mkiso.sh",
-                      BUILD_ROOT + "/x86_64/kernel.elf", iso, self.cmdline])
+                      BUILD_ROOT + "/x86_64/kernel.elf", iso, self.cmdline]
+                     + ([self.module] if self.module else []))
             argv = qemu_x86_grub(self.cpus, iso)
         elif self.method == "uboot":
             outdir = self.file_base() + ".uboot"
@@ -261,6 +263,35 @@ def scenario_matrix(arches, cpu_counts):
                  "%s/smp%d-scenario-module" % (arch, counts[0]), "test")
         b.extra = ["-initrd", SCENARIO_MODULE]
         b.want_suites = [SCENARIO_MODULE_NAME]
+        boots.append(b)
+    return boots
+
+
+# The live check of the lab tools (tests/lab/, docs/lab-tools.md): a
+# scenario booted the way `make lab` boots it (x86_64: through GRUB with
+# the script as a multiboot2 module; riscv64: -initrd) with trace=dump.
+# Its KTAP is judged like a test boot's; then its trace must convert to
+# Perfetto JSON and an SVG timeline that tests/lab/validate.py accepts
+# (every begin has its end, timestamps ordered per CPU, one lane per
+# CPU).  They are kept next to the log (.json, .svg).
+LAB_SCENARIO = "tests/scenarios/xcpu_chain.scn"
+LAB_SCENARIO_NAME = "xcpu_chain"
+LAB_CPUS = 2
+
+
+def lab_matrix(arches):
+    boots = []
+    for arch in arches:
+        cmdline = "scenario=module trace=dump expect_cpus=%d" % LAB_CPUS
+        if arch == "x86_64":
+            b = Boot(arch, LAB_CPUS, "grub", cmdline,
+                     "%s/smp%d-lab" % (arch, LAB_CPUS), "lab")
+            b.module = LAB_SCENARIO
+        else:
+            b = Boot(arch, LAB_CPUS, "kernel", cmdline,
+                     "%s/smp%d-lab" % (arch, LAB_CPUS), "lab")
+            b.extra = ["-initrd", LAB_SCENARIO]
+        b.want_suites = [LAB_SCENARIO_NAME]
         boots.append(b)
     return boots
 
@@ -585,6 +616,35 @@ def judge_test(res, tally):
                      ["log: %s" % boot.log_path()])
 
 
+def judge_lab(res, tally):
+    """A lab boot: its KTAP like a test boot, then its trace through the
+    host tools and their validator."""
+    judge_test(res, tally)
+    if res.error:
+        return
+    sys.path.insert(0, os.path.join(ROOT, "tests", "lab"))
+    import convert
+    import ktrace
+    what = "%s trace_to_json_and_svg" % res.boot.name
+    try:
+        tr, jtext, stext, probs = convert.convert_text(
+            ktrace.trace_text(res.log), res.boot.name)
+    except ktrace.TraceError as e:
+        tally.report("FAIL", what, "no usable trace: %s" % e)
+        return
+    base = res.boot.file_base()
+    for ext, text in ((".json", jtext), (".svg", stext)):
+        with open(base + ext, "w") as f:
+            f.write(text)
+    if tr.cpus != res.boot.cpus:
+        probs.append("the trace has %d CPUs, the machine %d"
+                     % (tr.cpus, res.boot.cpus))
+    if probs:
+        tally.report("FAIL", what, "%d problems" % len(probs), probs[:10])
+    else:
+        tally.report("PASS", what, "", ())
+
+
 def judge_crash(res, tally):
     boot = res.boot
     what = "%s crash.%s" % (boot.name.split("/")[0] + "/smp%d" % boot.cpus,
@@ -822,6 +882,8 @@ def test_main(args):
         boots += locking_matrix(arches, counts, suites)
     if not asked or SCENARIO_SUITE in asked:
         boots += scenario_matrix(arches, counts)
+        if not args.cpus or args.cpus == LAB_CPUS:
+            boots += lab_matrix(arches)
     if not asked and not args.no_crash:
         boots += crash_matrix(arches, counts)
     if (not asked or SELFTEST_SUITE in asked) and not args.no_selftest:
@@ -829,7 +891,7 @@ def test_main(args):
     results = run_all(boots, args.timeout, args.jobs)
     tally = Tally()
     judges = {"test": judge_test, "crash": judge_crash,
-              "selftest": judge_selftest}
+              "selftest": judge_selftest, "lab": judge_lab}
     for res in results:
         judges[res.boot.kind](res, tally)
     line = "%d passed, %d failed" % (tally.passed, tally.failed)

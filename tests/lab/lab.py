@@ -43,10 +43,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
 import ktrace       # noqa: E402
-import perfetto     # noqa: E402
 import runner       # noqa: E402
-import svgtimeline  # noqa: E402
-import validate     # noqa: E402
+from convert import convert_text  # noqa: E402
 
 ROOT = runner.ROOT
 LOCKING_MODES = ("proxy", "inherit", "none")
@@ -172,21 +170,15 @@ def tail(log, n=12):
 def convert(text, outdir, title, allow_truncated=False, meta=None):
     """Trace text -> outdir/trace.json + timeline.svg; returns (Trace,
     json path, svg path, validation problems)."""
-    tr = ktrace.parse_trace(text, allow_truncated)
-    if not tr.events:
-        raise ktrace.TraceError("the trace holds no events")
-    model = ktrace.build_model(tr)
+    tr, jtext, stext, probs = convert_text(text, title, allow_truncated,
+                                           meta)
     os.makedirs(outdir, exist_ok=True)
     jpath = os.path.join(outdir, "trace.json")
     spath = os.path.join(outdir, "timeline.svg")
-    jtext = perfetto.to_json(model, meta)
-    stext = svgtimeline.to_svg(model, title)
     with open(jpath, "w") as f:
         f.write(jtext)
     with open(spath, "w") as f:
         f.write(stext)
-    probs = validate.validate_json(jtext, tr.cpus)
-    probs += validate.check_svg(stext, tr.cpus)
     return tr, jpath, spath, probs
 
 
