@@ -98,11 +98,12 @@ void trace_reset(void)
 uint64_t trace_cpu_recorded(int cpu)
 {
 	struct trace_cpu *tc = &trace_cpus[cpu];
+	uint64_t head;
 
 	if (cpu < 0 || cpu >= ncpus ||
 	    smp_load_acquire(&tc->epoch) != READ_ONCE(trace_epoch))
 		return 0;
-	return READ_ONCE(tc->recorded);
+	return trace_cpu_count(tc, &head);
 }
 
 /* ---- Writing one event --------------------------------------------- */
@@ -138,24 +139,12 @@ static __always_inline void trace_stop(struct trace_w *w)
 	arch_irq_restore(w->flags);
 }
 
-/* Claim slot @pos for writing: invalidate it for readers, and count the
- * event it held as lost if it was one of this epoch's. */
-static __always_inline void slot_open(struct trace_cpu *tc, uint64_t pos)
-{
-	struct trace_rec *r = &tc->ring[pos & TRACE_RING_MASK];
-
-	if (pos - tc->start >= TRACE_RING && r->type != TRACE_CONT)
-		tc->lost++;
-	WRITE_ONCE(r->seq, 0);
-}
-
 /* A reset happened since this CPU's last record: start its trace. */
 static __attribute__((noinline)) void tc_new_epoch(struct trace_cpu *tc,
 						   unsigned epoch)
 {
 	tc->start = tc->head;
-	tc->lost = 0;
-	tc->recorded = 0;
+	tc->conts = 0;
 	smp_store_release(&tc->epoch, epoch);
 }
 
@@ -164,7 +153,7 @@ static __attribute__((noinline)) void tc_new_epoch(struct trace_cpu *tc,
  * head of this CPU's ring.  Returns the head record, its header filled
  * (with @arg) and payload to fill, or NULL (no ring).  Continuations
  * get their header (arg 0), not their payload.  With a constant @nrec
- * of 1 (the common events) the loops disappear.
+ * of 1 (the common events) the loop disappears.
  */
 static __always_inline struct trace_rec *rec_open(struct trace_w *w,
 						  int type, unsigned nrec,
@@ -173,26 +162,27 @@ static __always_inline struct trace_rec *rec_open(struct trace_w *w,
 	struct trace_cpu *tc = w->tc;
 	struct trace_rec *ring = tc->ring, *r;
 	unsigned epoch = READ_ONCE(trace_epoch);
-	uint64_t ts;
+	uint64_t ts, pos;
 
 	if (__builtin_expect(!ring, 0))
 		return NULL;
-	w->ring = ring;
 	if (__builtin_expect(tc->epoch != epoch, 0))
 		tc_new_epoch(tc, epoch);
-	w->pos = tc->head;
+	w->ring = ring;
+	w->pos = pos = tc->head;
 	w->n = nrec;
 	ts = arch_clock_raw();
-	for (unsigned i = 0; i < nrec; i++)
-		slot_open(tc, w->pos + i);
-	/* The seq = 0 stores before any payload store (trace_ring.h). */
-	__atomic_thread_fence(__ATOMIC_RELEASE);
+	/* Announce the rewrite before any store of it (trace_ring.h). */
+	WRITE_ONCE(tc->reserve, pos + nrec);
+	__atomic_thread_fence(__ATOMIC_RELEASE);	/* smp_wmb */
 	for (unsigned i = 1; i < nrec; i++) {
-		r = &ring[(w->pos + i) & TRACE_RING_MASK];
+		r = &ring[(pos + i) & TRACE_RING_MASK];
 		r->ts = ts;
 		r->hdr = trace_hdr(TRACE_CONT, 0, 0);
 	}
-	r = &ring[w->pos & TRACE_RING_MASK];
+	if (nrec > 1)
+		tc->conts += nrec - 1;
+	r = &ring[pos & TRACE_RING_MASK];
 	r->ts = ts;
 	r->hdr = trace_hdr(type, nrec - 1, arg);
 	return r;
@@ -205,16 +195,10 @@ static __always_inline struct trace_rec *rec_cont(struct trace_w *w,
 	return &w->ring[(w->pos + i) & TRACE_RING_MASK];
 }
 
-/* Publish the event: each record's seq (release), then head. */
+/* Publish the event: readers may copy it once they see head. */
 static __always_inline void rec_publish(struct trace_w *w)
 {
-	struct trace_cpu *tc = w->tc;
-
-	for (unsigned i = 0; i < w->n; i++)
-		__atomic_store_n(&w->ring[(w->pos + i) & TRACE_RING_MASK].seq,
-				 trace_seq(w->pos + i), __ATOMIC_RELEASE);
-	tc->recorded++;
-	smp_store_release(&tc->head, w->pos + w->n);
+	smp_store_release(&w->tc->head, w->pos + w->n);
 }
 
 static __always_inline int32_t tid_of(const struct task *t)

@@ -3,10 +3,9 @@
  * while they keep recording, merge the copies by timestamp, format each
  * event as a line of docs/trace.md, and the dump (`trace` in the shell).
  *
- * The copy takes no lock and stops nobody: a record is kept only if its
- * sequence number says it was whole before and after it was copied
- * (trace_ring.h), and an event only if its head and every continuation
- * were kept.  Printing thousands of lines then happens from the copy,
+ * The copy takes no lock and stops nobody: a record is kept only if no
+ * rewrite of it had been announced when it was copied (trace_ring.h),
+ * and an event only if its head and every continuation were kept.  Printing thousands of lines then happens from the copy,
  * with every CPU running (and recording) as usual.
  *
  * Records hold tids: a name comes from trace_names[] (the entry of that
@@ -42,34 +41,9 @@ struct trace_snapshot {
 	} cpu[NR_CPUS];
 };
 
-/* Copy @tc's records of this epoch into @sc; drop torn ones. */
-static void copy_cpu(struct trace_cpu *tc, struct snap_cpu *sc)
-{
-	uint64_t head, start, first;
-
-	sc->n = 0;
-	if (smp_load_acquire(&tc->epoch) != READ_ONCE(trace_epoch))
-		return;			/* nothing recorded since the reset */
-	start = READ_ONCE(tc->start);
-	head = smp_load_acquire(&tc->head);
-	first = head - start > TRACE_RING ? head - TRACE_RING : start;
-	for (uint64_t pos = first; pos != head; pos++) {
-		struct trace_rec *r = &tc->ring[pos & TRACE_RING_MASK];
-		struct trace_rec *d = &sc->rec[sc->n++];
-		uint32_t s1 = __atomic_load_n(&r->seq, __ATOMIC_ACQUIRE);
-
-		memcpy(d, r, sizeof(*d));
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (s1 != trace_seq(pos) || READ_ONCE(r->seq) != s1)
-			d->type = TRACE_NONE;
-	}
-	/* Overwrites during the copy were counted by the writer. */
-	sc->lost = READ_ONCE(tc->lost);
-}
-
 /* Keep whole events only: a head whose continuations all survived.
- * Continuations whose head was overwritten are skipped silently (the
- * writer counted that event lost). */
+ * Continuations whose head was overwritten are skipped silently (that
+ * event is one of the lost). */
 static void validate_cpu(struct snap_cpu *sc)
 {
 	sc->events = 0;
@@ -88,6 +62,32 @@ static void validate_cpu(struct snap_cpu *sc)
 			r->type = TRACE_NONE;
 		}
 	}
+}
+
+/* Copy @tc's records of this epoch into @sc, dropping those that were
+ * being rewritten (trace_ring.h); keep whole events only and count the
+ * others lost. */
+static void copy_cpu(struct trace_cpu *tc, struct snap_cpu *sc)
+{
+	uint64_t head, start, first, oldest, recorded;
+
+	sc->n = 0;
+	sc->events = sc->lost = 0;
+	if (smp_load_acquire(&tc->epoch) != READ_ONCE(trace_epoch))
+		return;			/* nothing recorded since the reset */
+	start = READ_ONCE(tc->start);
+	recorded = trace_cpu_count(tc, &head);
+	first = head - start > TRACE_RING ? head - TRACE_RING : start;
+	for (uint64_t pos = first; pos != head; pos++)
+		memcpy(&sc->rec[sc->n++], &tc->ring[pos & TRACE_RING_MASK],
+		       sizeof(struct trace_rec));
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);	/* smp_rmb */
+	oldest = READ_ONCE(tc->reserve) - TRACE_RING;
+	for (uint64_t pos = first; pos != head && (int64_t)(pos - oldest) < 0;
+	     pos++)
+		sc->rec[pos - first].type = TRACE_NONE;
+	validate_cpu(sc);
+	sc->lost = recorded > sc->events ? recorded - sc->events : 0;
 }
 
 void trace_snapshot_free(struct trace_snapshot *s)
@@ -143,10 +143,8 @@ struct trace_snapshot *trace_snapshot(void)
 		}
 		sc->n = sc->cur = 0;
 		sc->events = sc->lost = 0;
-		if (trace_cpus[i].ring) {
+		if (trace_cpus[i].ring)
 			copy_cpu(&trace_cpus[i], sc);
-			validate_cpu(sc);
-		}
 	}
 	return s;
 }

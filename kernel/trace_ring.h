@@ -19,16 +19,29 @@
  *    so the record keeps the pointer; any other name is copied (its
  *    first TRACE_MUTEX_NAME bytes) into a continuation record.
  *
- * Sequence numbers (a seqcount per record).  The owning CPU writes
+ * Whole records under concurrent reads.  The owning CPU announces the
+ * positions it is about to write before it writes them:
  *
- *   seq = 0; release fence; payload...; seq = trace_seq(pos) (release);
- *   head = pos + 1 (release)
+ *   reserve = pos + n; smp_wmb; records pos..pos+n-1; head = pos + n
+ *   (release)
  *
- * and a reader keeps a record only if it read seq == trace_seq(pos)
- * (acquire) both before and after copying it (acquire fence between):
- * a record rewritten meanwhile shows 0 or another position's number.
- * The name table's entries have the same kind of seqcount (odd while
- * written, under trace_names_lock).
+ * A reader copies the records before head (acquire), then (smp_rmb)
+ * reads reserve: a record at position p was (or is being) rewritten
+ * only if position p + TRACE_RING was reserved, so it keeps the records
+ * at p >= reserve - TRACE_RING and drops the older ones.  If its copy
+ * saw any store of a rewrite, the fences make it see that rewrite's
+ * reserve (message passing).  One store and one write fence per event,
+ * whatever its length.
+ *
+ * Counting.  The writer counts only the continuation records it writes
+ * (conts, in the multi-record events); the events recorded since the
+ * reset are (head - start) - conts, read consistently when reserve ==
+ * head around the reads (no event in progress), and lost ones are those
+ * recorded minus those a copy kept.
+ *
+ * The name table's entries have a seqcount (odd while written, under
+ * trace_names_lock; a reader keeps a copy that saw the same even value
+ * before and after).
  */
 #ifndef KERNEL_TRACE_RING_H
 #define KERNEL_TRACE_RING_H
@@ -59,7 +72,7 @@ enum { TRACE_EL_TASK, TRACE_EL_MPTR, TRACE_EL_MNAME, TRACE_EL_U64 };
 
 struct trace_rec {
 	uint64_t ts;		/* arch_clock_raw() of the event */
-	uint32_t seq;		/* trace_seq(position) when whole, else 0 */
+	uint32_t unused;	/* keeps the payload 8-byte aligned */
 	union {
 		struct {
 			uint8_t type;	/* enum trace_type */
@@ -100,12 +113,6 @@ static inline uint32_t trace_hdr(unsigned type, unsigned ncont, unsigned arg)
 	return type | ncont << 8 | arg << 16;		/* arg2 0 */
 }
 
-/* Never 0 (odd), so a slot being written never matches a position. */
-static inline uint32_t trace_seq(uint64_t pos)
-{
-	return (uint32_t)(pos << 1) | 1;
-}
-
 /* switch state= */
 enum { TRACE_STATE_RUN, TRACE_STATE_SLEEP, TRACE_STATE_BLOCKED,
        TRACE_STATE_DEAD };
@@ -125,9 +132,9 @@ struct trace_elem {
 struct trace_cpu {
 	struct trace_rec *ring;		/* TRACE_RING records, or NULL */
 	uint64_t head;			/* next position (release-stored) */
+	uint64_t reserve;		/* positions before it may be written */
 	uint64_t start;			/* first position since the reset */
-	uint64_t lost;			/* events overwritten since then */
-	uint64_t recorded;		/* events written since then */
+	uint64_t conts;			/* TRACE_CONT records since then */
 	unsigned epoch;			/* trace_epoch it was reset for */
 	struct task *last_donor;	/* of the last recorded switch */
 	/* The proxy walk of the pick in progress (trace_proxy_hop). */
@@ -137,5 +144,23 @@ struct trace_cpu {
 } __aligned(64);
 
 extern struct trace_cpu trace_cpus[NR_CPUS];
+
+/* @tc's events recorded since the reset, up to its head: *head.  The
+ * counts of a CPU that keeps recording are read again until no event
+ * was in progress around the reads (bounded: then the last read). */
+static inline uint64_t trace_cpu_count(struct trace_cpu *tc, uint64_t *head)
+{
+	uint64_t h, n;
+
+	for (int tries = 0; ; tries++) {
+		h = smp_load_acquire(&tc->head);
+		n = h - READ_ONCE(tc->start) - READ_ONCE(tc->conts);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);	/* smp_rmb */
+		if (READ_ONCE(tc->reserve) == h || tries == 100)
+			break;
+	}
+	*head = h;
+	return n;
+}
 extern unsigned trace_epoch;		/* bumped by trace_reset() */
 #endif
