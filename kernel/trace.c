@@ -139,9 +139,10 @@ static __always_inline void trace_stop(struct trace_w *w)
 	arch_irq_restore(w->flags);
 }
 
-/* A reset happened since this CPU's last record: start its trace. */
-static __attribute__((noinline)) void tc_new_epoch(struct trace_cpu *tc,
-						   unsigned epoch)
+/* A reset happened since this CPU's last record: start its trace.
+ * Inline, though rare: a call would make every event save registers. */
+static __always_inline void tc_new_epoch(struct trace_cpu *tc,
+					 unsigned epoch)
 {
 	tc->start = tc->head;
 	tc->conts = 0;
@@ -315,9 +316,11 @@ static __attribute__((noinline)) void record_proxy(struct trace_cpu *tc,
 	rec_publish(&w);
 }
 
-/* Called with interrupts off (rq->lock), but the bench calls it
- * directly: it masks them like every event. */
-void __trace_switch(struct task *prev, struct task *next, struct task *donor)
+/* The rare switches: a donor change (prev == next), or a proxy pick
+ * whose chain comes first. */
+static __attribute__((noinline)) void trace_switch_slow(struct task *prev,
+							struct task *next,
+							struct task *donor)
 {
 	int state = prev_state(prev);
 	struct trace_cpu *tc;
@@ -328,8 +331,7 @@ void __trace_switch(struct task *prev, struct task *next, struct task *donor)
 	tc = w.tc;
 	if (prev == next && donor == tc->last_donor)
 		goto out;
-	if (__builtin_expect(donor != next, 0) &&
-	    tc->chain_donor == donor && tc->chain_hops)
+	if (donor != next && tc->chain_donor == donor && tc->chain_hops)
 		record_proxy(tc, next);
 	tc->chain_donor = NULL;
 	tc->last_donor = donor;
@@ -341,6 +343,36 @@ void __trace_switch(struct task *prev, struct task *next, struct task *donor)
 		rec_publish(&w);
 	}
 out:
+	trace_stop(&w);
+}
+
+/* Called with interrupts off (rq->lock), but the bench calls it
+ * directly: it masks them like every event.  The common switch (to
+ * another task, with its own context) makes no call, so it saves no
+ * registers. */
+void __trace_switch(struct task *prev, struct task *next, struct task *donor)
+{
+	struct trace_cpu *tc;
+	struct trace_rec *r;
+	struct trace_w w;
+	int state;
+
+	if (__builtin_expect(prev == next || donor != next, 0)) {
+		trace_switch_slow(prev, next, donor);
+		return;
+	}
+	state = prev_state(prev);
+	trace_start(&w);
+	tc = w.tc;
+	tc->chain_donor = NULL;
+	tc->last_donor = donor;
+	r = rec_open(&w, TRACE_SWITCH, 1, state);
+	if (r) {
+		r->tid[0] = prev->tid;
+		r->tid[1] = next->tid;
+		r->tid[2] = next->tid;
+		rec_publish(&w);
+	}
 	trace_stop(&w);
 }
 
@@ -487,12 +519,22 @@ void __trace_mutex_acquire(struct task *p, struct mutex *m, int how)
 	record_ttm(TRACE_ACQUIRE, how, p, NULL, m);
 }
 
+/* Out of line: two records would make every release save registers. */
+static __attribute__((noinline)) void record_handoff(struct task *p,
+						     struct mutex *m,
+						     struct task *wake)
+{
+	record_ttm(TRACE_RELEASE, 0, p, wake, m);
+	record_ttm(TRACE_HANDOFF, 0, p, wake, m);
+}
+
 void __trace_mutex_release(struct task *p, struct mutex *m,
 			   struct task *wake, bool handoff)
 {
-	record_ttm(TRACE_RELEASE, 0, p, wake, m);
-	if (handoff && wake)
-		record_ttm(TRACE_HANDOFF, 0, p, wake, m);
+	if (__builtin_expect(handoff && wake, 0))
+		record_handoff(p, m, wake);
+	else
+		record_ttm(TRACE_RELEASE, 0, p, wake, m);
 }
 
 void __trace_mutex_giveup(struct task *p, struct mutex *m, int err)
