@@ -53,8 +53,6 @@
 #define TRACE_MUTEX_NAME 16			/* bytes of a mutex name kept */
 #define TRACE_CHAIN_HOPS 8			/* proxy hops kept per pick */
 #define TRACE_MARK_HEAD 12			/* mark bytes in the head */
-#define TRACE_NAMES_SHIFT 12
-#define TRACE_NAMES (1u << TRACE_NAMES_SHIFT)	/* task-name slots */
 
 /* One task's name, keyed by tid (slot tid % TRACE_NAMES). */
 struct trace_tname {

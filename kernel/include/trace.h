@@ -37,6 +37,10 @@ struct mutex;
  * recording.  Without memory the trace stays off (and says so). */
 void trace_init(void);
 
+/* Tasks whose names the dump keeps: a task's slot is its tid modulo
+ * this; a later task in the slot replaces it (docs/trace.md). */
+#define TRACE_NAMES (1u << 12)
+
 /* Task @t has its tid and name (task_init_common(), any context that
  * may take a spinlock): keep the name for the dump, which prints events
  * by tid.  Recorded whether or not tracing is on. */
