@@ -5,8 +5,9 @@
  *
  * The copy takes no lock and stops nobody: a record is kept only if no
  * rewrite of it had been announced when it was copied (trace_ring.h),
- * and an event only if its head and every continuation were kept.  Printing thousands of lines then happens from the copy,
- * with every CPU running (and recording) as usual.
+ * and an event only if its head and every continuation were kept.
+ * Printing thousands of lines then happens from the copy, with every
+ * CPU running (and recording) as usual.
  *
  * Records hold tids: a name comes from trace_names[] (the entry of that
  * tid), else from the live tasks seen when the copy was taken (a task

@@ -211,8 +211,8 @@ static void gone_fn(void *arg)
 }
 
 /* A task and a mutex (name and all) freed before the trace is read
- * still print, from the name table and the copy; space, '=', '#' and control bytes
- * become '_'. */
+ * still print, from the name table and the copy; space, '=', '#' and
+ * control bytes become '_'. */
 static void names_survive_free(struct ktest *t)
 {
 	struct gone g;
