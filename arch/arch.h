@@ -46,6 +46,9 @@ struct boot_info;
  *                                                the vCPU's turn: riscv64 halts)
  *   static inline uint64_t arch_cycles(void)     raw cycle/time counter
  *                                                (rdtsc / rdcycle) for benches
+ *   static inline uint64_t arch_clock_raw(void)  the counter arch_clock_ns()
+ *                                                scales (rdtsc / rdtime),
+ *                                                for cheap timestamps
  *   static inline uintptr_t arch_frame_address(void)  __builtin_frame_address(0)
  */
 #include <arch_impl.h>
@@ -176,8 +179,12 @@ void arch_send_ipi(struct cpu *cpu);
  * timebase-frequency).
  * arch_timer_arm(): program this CPU's one-shot timer to fire at absolute
  * time @deadline_ns (in the past: fire as soon as possible).  Re-arming
- * replaces the previous deadline.  Interrupts disabled. */
+ * replaces the previous deadline.  Interrupts disabled.
+ * arch_clock_raw_ns(): what arch_clock_ns() returns when arch_clock_raw()
+ * reads @raw (so arch_clock_ns() == arch_clock_raw_ns(arch_clock_raw())):
+ * record the raw counter where every instruction counts, convert later. */
 uint64_t arch_clock_ns(void);
+uint64_t arch_clock_raw_ns(uint64_t raw);
 void arch_timer_arm(uint64_t deadline_ns);
 
 /* ---- Context switch -------------------------------------------------

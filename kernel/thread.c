@@ -12,6 +12,7 @@
 #include "mutex.h"
 #include "mm.h"
 #include "string.h"
+#include "trace.h"
 
 static spinlock_t tasks_lock = SPINLOCK_INIT("tasks");
 static LIST_HEAD(all_tasks);
@@ -42,6 +43,7 @@ void task_init_common(struct task *t, const char *name)
 	t->tid = next_tid++;
 	list_add_tail(&t->all_node, &all_tasks);
 	spin_unlock(&tasks_lock, flags);
+	trace_task_named(t);
 }
 
 struct task *task_alloc(const char *name, void (*fn)(void *), void *arg)

@@ -15,15 +15,24 @@
  * trace_reset() does not touch the rings (their CPUs may be writing):
  * it bumps trace_epoch, and each CPU starts afresh at its next record
  * (readers treat a CPU still at an old epoch as empty).
+ *
+ * Why so few instructions (docs/trace.md, Cost): an uncontended mutex
+ * pair records two events, so a record is most of its cost.  A record
+ * keeps tids, not task names (the name table below has them), a
+ * pointer to a mutex name that is a string literal, and the raw clock
+ * counter (converted when the dump prints it).
  */
 #include "trace_ring.h"
 #include "mm.h"
 #include "mutex.h"
 #include "sched.h"
+#include "spinlock.h"
 #include "timer.h"
 #include <string.h>
 
 struct trace_cpu trace_cpus[NR_CPUS];
+struct trace_tname trace_names[TRACE_NAMES];
+static spinlock_t trace_names_lock = SPINLOCK_INIT("trace_names");
 unsigned trace_epoch;
 bool trace_enabled;
 static bool trace_ready;		/* every present CPU has a ring */
@@ -60,6 +69,27 @@ int trace_set_enabled(bool on)
 	return 0;
 }
 
+/*
+ * Writers serialize on trace_names_lock; readers (trace_read.c) check the
+ * entry's seqcount: odd while written, and the same even value before
+ * and after their copy.  Boot tasks are named before trace_init(): the
+ * table is static.
+ */
+void trace_task_named(const struct task *t)
+{
+	struct trace_tname *e = &trace_names[t->tid & (TRACE_NAMES - 1)];
+	unsigned long flags = spin_lock(&trace_names_lock);
+	uint32_t seq = e->seq;
+
+	WRITE_ONCE(e->seq, seq + 1);		/* odd: being written */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	e->tid = t->tid;
+	__builtin_memcpy(e->name, t->name, TASK_NAME_LEN);
+	e->name[TASK_NAME_LEN - 1] = '\0';
+	smp_store_release(&e->seq, seq + 2);
+	spin_unlock(&trace_names_lock, flags);
+}
+
 void trace_reset(void)
 {
 	__atomic_add_fetch(&trace_epoch, 1, __ATOMIC_RELEASE);
@@ -68,151 +98,173 @@ void trace_reset(void)
 uint64_t trace_cpu_recorded(int cpu)
 {
 	struct trace_cpu *tc = &trace_cpus[cpu];
+	uint64_t head;
 
 	if (cpu < 0 || cpu >= ncpus ||
 	    smp_load_acquire(&tc->epoch) != READ_ONCE(trace_epoch))
 		return 0;
-	return READ_ONCE(tc->recorded);
+	return trace_cpu_count(tc, &head);
 }
 
 /* ---- Writing one event --------------------------------------------- */
 
-/* An event being written: its CPU, first position and record count. */
+/*
+ * Writing an event:
+ *
+ *	trace_start(&w);		interrupts off, this CPU's ring
+ *	r = rec_open(&w, type, nrec, arg);	NULL: no ring
+ *	if (r) { fill r (and rec_cont(&w, i)); rec_publish(&w); }
+ *	trace_stop(&w);			interrupts back
+ *
+ * Several events may be written between one start and stop (a proxy
+ * event before its switch).
+ */
 struct trace_w {
 	struct trace_cpu *tc;
-	uint64_t pos;
-	unsigned n;
+	struct trace_rec *ring;		/* tc->ring */
+	uint64_t pos;			/* first position of the event */
+	unsigned n;			/* its records */
 	unsigned long flags;
 };
 
-/* Claim slot @pos for writing: invalidate it for readers, and count the
- * event it held as lost if it was one of this epoch's. */
-static __always_inline void slot_open(struct trace_cpu *tc, uint64_t pos)
+static __always_inline void trace_start(struct trace_w *w)
 {
-	struct trace_rec *r = &tc->ring[pos & TRACE_RING_MASK];
+	w->flags = arch_irq_save();
+	/* Interrupts off: this CPU stays this CPU until trace_stop(). */
+	w->tc = &trace_cpus[this_cpu()->id];
+}
 
-	if (pos - tc->start >= TRACE_RING && r->type != TRACE_CONT)
-		tc->lost++;
-	WRITE_ONCE(r->seq, 0);
+static __always_inline void trace_stop(struct trace_w *w)
+{
+	arch_irq_restore(w->flags);
+}
+
+/* A reset happened since this CPU's last record: start its trace.
+ * Inline, though rare: a call would make every event save registers. */
+static __always_inline void tc_new_epoch(struct trace_cpu *tc,
+					 unsigned epoch)
+{
+	tc->start = tc->head;
+	tc->conts = 0;
+	smp_store_release(&tc->epoch, epoch);
 }
 
 /*
- * Start an event of @type in @nrec records (1 + continuations) on this
- * CPU's ring; interrupts stay off until trace_end().  Returns the head
- * record, its header filled and payload to fill, or NULL (no ring).
+ * Open an event of @type in @nrec records (1 + continuations) at the
+ * head of this CPU's ring.  Returns the head record, its header filled
+ * (with @arg) and payload to fill, or NULL (no ring).  Continuations
+ * get their header (arg 0), not their payload.  With a constant @nrec
+ * of 1 (the common events) the loop disappears.
  */
-static __always_inline struct trace_rec *trace_begin(struct trace_w *w,
-						     int type, unsigned nrec)
+static __always_inline struct trace_rec *rec_open(struct trace_w *w,
+						  int type, unsigned nrec,
+						  unsigned arg)
 {
-	struct trace_cpu *tc;
-	struct trace_rec *r;
-	unsigned epoch;
-	uint64_t ts;
+	struct trace_cpu *tc = w->tc;
+	struct trace_rec *ring = tc->ring, *r;
+	unsigned epoch = READ_ONCE(trace_epoch);
+	uint64_t ts, pos;
 
-	w->flags = arch_irq_save();
-	tc = &trace_cpus[this_cpu()->id];
-	if (__builtin_expect(!tc->ring, 0)) {
-		arch_irq_restore(w->flags);
+	if (__builtin_expect(!ring, 0))
 		return NULL;
-	}
-	epoch = READ_ONCE(trace_epoch);
-	if (__builtin_expect(tc->epoch != epoch, 0)) {
-		tc->start = tc->head;
-		tc->lost = 0;
-		tc->recorded = 0;
-		smp_store_release(&tc->epoch, epoch);
-	}
-	w->tc = tc;
-	w->pos = tc->head;
+	if (__builtin_expect(tc->epoch != epoch, 0))
+		tc_new_epoch(tc, epoch);
+	w->ring = ring;
+	w->pos = pos = tc->head;
 	w->n = nrec;
-	ts = clock_ns();
-	for (unsigned i = 0; i < nrec; i++)
-		slot_open(tc, w->pos + i);
-	/* The seq = 0 stores before any payload store (trace_ring.h). */
-	__atomic_thread_fence(__ATOMIC_RELEASE);
+	ts = arch_clock_raw();
+	/* Announce the rewrite before any store of it (trace_ring.h). */
+	WRITE_ONCE(tc->reserve, pos + nrec);
+	__atomic_thread_fence(__ATOMIC_RELEASE);	/* smp_wmb */
 	for (unsigned i = 1; i < nrec; i++) {
-		r = &tc->ring[(w->pos + i) & TRACE_RING_MASK];
+		r = &ring[(pos + i) & TRACE_RING_MASK];
 		r->ts = ts;
-		r->type = TRACE_CONT;
-		r->ncont = 0;
+		r->hdr = trace_hdr(TRACE_CONT, 0, 0);
 	}
-	r = &tc->ring[w->pos & TRACE_RING_MASK];
+	if (nrec > 1)
+		tc->conts += nrec - 1;
+	r = &ring[pos & TRACE_RING_MASK];
 	r->ts = ts;
-	r->type = type;
-	r->ncont = nrec - 1;
-	r->arg = 0;
-	r->arg2 = 0;
+	r->hdr = trace_hdr(type, nrec - 1, arg);
 	return r;
 }
 
 /* Continuation record @i (1..n-1) of the event being written. */
-static struct trace_rec *trace_cont(struct trace_w *w, unsigned i)
+static __always_inline struct trace_rec *rec_cont(struct trace_w *w,
+						  unsigned i)
 {
-	return &w->tc->ring[(w->pos + i) & TRACE_RING_MASK];
+	return &w->ring[(w->pos + i) & TRACE_RING_MASK];
 }
 
-/* Publish the event: each record's seq, then head; interrupts back. */
-static __always_inline void trace_end(struct trace_w *w)
+/* Publish the event: readers may copy it once they see head. */
+static __always_inline void rec_publish(struct trace_w *w)
 {
-	struct trace_cpu *tc = w->tc;
-
-	for (unsigned i = 0; i < w->n; i++)
-		__atomic_store_n(&tc->ring[(w->pos + i) & TRACE_RING_MASK].seq,
-				 trace_seq(w->pos + i), __ATOMIC_RELEASE);
-	tc->recorded++;
-	smp_store_release(&tc->head, w->pos + w->n);
-	arch_irq_restore(w->flags);
+	smp_store_release(&w->tc->head, w->pos + w->n);
 }
 
-/* Copy what the dump prints of @t (NULL: none).  t->name is a
- * TASK_NAME_LEN array: copying its first bytes never reads past it. */
-static __always_inline void put_task(struct trace_name *n,
-				     const struct task *t)
+static __always_inline int32_t tid_of(const struct task *t)
 {
-	_Static_assert(TRACE_TASK_NAME <= TASK_NAME_LEN, "name copy");
-	if (!t) {
-		n->t.tid = -1;
-		return;
-	}
-	n->t.tid = t->tid;
-	__builtin_memcpy(n->t.name, t->name, TRACE_TASK_NAME);	/* inlined */
+	return t ? t->tid : TRACE_NO_TID;
+}
+
+/* ---- Mutex names ----------------------------------------------------- */
+
+extern const char __rodata_start[], __rodata_end[];
+
+/* @s is in the kernel image's read-only data: a string literal, which
+ * never changes and is never freed, so a record may keep the pointer.
+ * The image's rodata ends with the NUL of its last string. */
+static __always_inline bool in_rodata(const char *s)
+{
+	return (uintptr_t)s - (uintptr_t)__rodata_start <
+	       (uintptr_t)__rodata_end - (uintptr_t)__rodata_start;
 }
 
 /*
- * A mutex name is a pointer to a string of any length: copy up to the
- * NUL or TRACE_MUTEX_NAME bytes.  A word at a time once the source is
- * aligned: an aligned 8-byte load never crosses into another page, so
- * reading past the NUL within its word is safe.  Bytes after the NUL
- * may be copied too; the reader stops at the NUL.
+ * Copy mutex name @s (not in rodata) into @d: up to the NUL or
+ * TRACE_MUTEX_NAME bytes.  A word at a time once the source is aligned:
+ * an aligned 8-byte load never crosses into another page, so reading
+ * past the NUL within its word is safe.  Bytes after the NUL may be
+ * copied too; the reader stops at the NUL.
  */
-static __always_inline void put_mutex(struct trace_name *n,
-				      const struct mutex *m)
+static void copy_mutex_name(char *d, const char *s)
 {
-	const char *s = m->name ? m->name : "?";
 	unsigned i = 0;
 
 	for (; ((uintptr_t)s & 7) && i < TRACE_MUTEX_NAME; i++, s++) {
-		n->m[i] = *s;
+		d[i] = *s;
 		if (!*s)
 			return;
 	}
 	for (; i + 8 <= TRACE_MUTEX_NAME; i += 8, s += 8) {
 		uint64_t v = *(const uint64_t *)s;
 
-		__builtin_memcpy(&n->m[i], &v, 8);
+		__builtin_memcpy(&d[i], &v, 8);
 		if ((v - 0x0101010101010101ULL) & ~v & 0x8080808080808080ULL)
 			return;		/* a zero byte in this word */
 	}
 	for (; i < TRACE_MUTEX_NAME; i++, s++) {
-		n->m[i] = *s;
+		d[i] = *s;
 		if (!*s)
 			return;
 	}
 }
 
+/* Set element @e to mutex name @s: the pointer, or a copy. */
+static void put_mutex_elem(struct trace_elem *e, const char *s)
+{
+	if (in_rodata(s)) {
+		e->kind = TRACE_EL_MPTR;
+		e->mptr = s;
+	} else {
+		e->kind = TRACE_EL_MNAME;
+		copy_mutex_name(e->m, s);
+	}
+}
+
 /* ---- The events ------------------------------------------------------ */
 
-static int prev_state(const struct task *p)
+static __always_inline int prev_state(const struct task *p)
 {
 	struct mutex *m = READ_ONCE(p->blocked_on);
 	int state = READ_ONCE(p->state);
@@ -228,52 +280,100 @@ static int prev_state(const struct task *p)
 	return p->on_rq ? TRACE_STATE_RUN : TRACE_STATE_SLEEP;
 }
 
-/* The chain the pick walked for @donor to @next, as one event: donor,
- * mutex, owner, ..., next.  Hops beyond TRACE_CHAIN_HOPS are cut (arg2;
- * printed as "..."). */
-static void record_proxy(struct trace_cpu *tc, struct task *next)
+/* The chain the pick walked for @donor to @next, as one event: one
+ * continuation per element (donor, mutex, owner, ..., next).  Hops
+ * beyond TRACE_CHAIN_HOPS are cut (arg2; printed as "...").  Within
+ * __trace_switch's start/stop. */
+static __attribute__((noinline)) void record_proxy(struct trace_cpu *tc,
+						   struct task *next)
 {
 	unsigned hops = MIN(tc->chain_hops, TRACE_CHAIN_HOPS);
 	unsigned nelem = 2 * hops + 1;
+	struct trace_w w = { .tc = tc };	/* interrupts already off */
 	struct trace_rec *r;
-	struct trace_w w;
 
-	r = trace_begin(&w, TRACE_PROXY, (nelem + 2) / 3);
+	r = rec_open(&w, TRACE_PROXY, 1 + nelem, nelem);
 	if (!r)
 		return;
-	r->arg = nelem;
 	r->arg2 = tc->chain_hops > TRACE_CHAIN_HOPS;
 	for (unsigned i = 0; i < nelem; i++) {
-		struct trace_rec *d = i < 3 ? r : trace_cont(&w, i / 3);
+		struct trace_rec *d = rec_cont(&w, 1 + i);
+		const struct trace_elem *e = &tc->chain[i];
 
-		if (i + 1 == nelem)
-			put_task(&d->n[i % 3], next);
+		if (i + 1 == nelem) {
+			d->hdr = trace_hdr(TRACE_CONT, 0, TRACE_EL_TASK);
+			d->tid[0] = tid_of(next);
+			continue;
+		}
+		d->hdr = trace_hdr(TRACE_CONT, 0, e->kind);
+		if (e->kind == TRACE_EL_TASK)
+			d->tid[0] = e->tid;
+		else if (e->kind == TRACE_EL_MPTR)
+			d->mptr = e->mptr;
 		else
-			d->n[i % 3] = tc->chain[i];
+			__builtin_memcpy(d->text, e->m, TRACE_MUTEX_NAME);
 	}
-	trace_end(&w);
+	rec_publish(&w);
 }
 
-void __trace_switch(struct task *prev, struct task *next, struct task *donor)
+/* The rare switches: a donor change (prev == next), or a proxy pick
+ * whose chain comes first. */
+static __attribute__((noinline)) void trace_switch_slow(struct task *prev,
+							struct task *next,
+							struct task *donor)
 {
-	struct trace_cpu *tc = &trace_cpus[this_cpu()->id];
+	int state = prev_state(prev);
+	struct trace_cpu *tc;
 	struct trace_rec *r;
 	struct trace_w w;
 
+	trace_start(&w);
+	tc = w.tc;
 	if (prev == next && donor == tc->last_donor)
-		return;
+		goto out;
 	if (donor != next && tc->chain_donor == donor && tc->chain_hops)
 		record_proxy(tc, next);
 	tc->chain_donor = NULL;
 	tc->last_donor = donor;
-	r = trace_begin(&w, TRACE_SWITCH, 1);
-	if (!r)
+	r = rec_open(&w, TRACE_SWITCH, 1, state);
+	if (r) {
+		r->tid[0] = prev->tid;
+		r->tid[1] = next->tid;
+		r->tid[2] = donor->tid;
+		rec_publish(&w);
+	}
+out:
+	trace_stop(&w);
+}
+
+/* Called with interrupts off (rq->lock), but the bench calls it
+ * directly: it masks them like every event.  The common switch (to
+ * another task, with its own context) makes no call, so it saves no
+ * registers. */
+void __trace_switch(struct task *prev, struct task *next, struct task *donor)
+{
+	struct trace_cpu *tc;
+	struct trace_rec *r;
+	struct trace_w w;
+	int state;
+
+	if (__builtin_expect(prev == next || donor != next, 0)) {
+		trace_switch_slow(prev, next, donor);
 		return;
-	r->arg = prev_state(prev);
-	put_task(&r->n[0], prev);
-	put_task(&r->n[1], next);
-	put_task(&r->n[2], donor);
-	trace_end(&w);
+	}
+	state = prev_state(prev);
+	trace_start(&w);
+	tc = w.tc;
+	tc->chain_donor = NULL;
+	tc->last_donor = donor;
+	r = rec_open(&w, TRACE_SWITCH, 1, state);
+	if (r) {
+		r->tid[0] = prev->tid;
+		r->tid[1] = next->tid;
+		r->tid[2] = next->tid;
+		rec_publish(&w);
+	}
+	trace_stop(&w);
 }
 
 void __trace_proxy_hop(struct task *donor, struct task *p, struct mutex *m)
@@ -288,78 +388,125 @@ void __trace_proxy_hop(struct task *donor, struct task *p, struct mutex *m)
 	}
 	i = tc->chain_hops++;
 	if (i < TRACE_CHAIN_HOPS) {
-		put_task(&tc->chain[2 * i], p);
-		put_mutex(&tc->chain[2 * i + 1], m);
+		tc->chain[2 * i].kind = TRACE_EL_TASK;
+		tc->chain[2 * i].tid = tid_of(p);
+		put_mutex_elem(&tc->chain[2 * i + 1], m->name ? m->name : "?");
 	}
 	arch_irq_restore(flags);
 }
 
-/* One task and up to four numbers. */
+/* One task, a small number and a big one. */
 static __always_inline void record_tv(int type, int arg, struct task *p,
-				      uint64_t v0, uint64_t v1, uint64_t v2)
+				      uint32_t v32, uint64_t v64)
 {
+	struct trace_rec *r;
 	struct trace_w w;
-	struct trace_rec *r = trace_begin(&w, type, 1);
 
-	if (!r)
-		return;
-	r->arg = arg;
-	put_task(&r->tv.task, p);
-	r->tv.v[0] = v0;
-	r->tv.v[1] = v1;
-	r->tv.v[2] = v2;
-	trace_end(&w);
+	trace_start(&w);
+	r = rec_open(&w, type, 1, arg);
+	if (r) {
+		r->tv.tid = tid_of(p);
+		r->tv.v32 = v32;
+		r->tv.v64 = v64;
+		rec_publish(&w);
+	}
+	trace_stop(&w);
 }
 
 void __trace_wakeup(struct task *p, int cpu)
 {
-	record_tv(TRACE_WAKEUP, 0, p, cpu, 0, 0);
+	record_tv(TRACE_WAKEUP, 0, p, cpu, 0);
 }
 
 void __trace_migrate(struct task *p, int from, int to, int why)
 {
-	record_tv(TRACE_MIGRATE, why, p, from, to, 0);
+	record_tv(TRACE_MIGRATE, why, p, from, to);
 }
 
 void __trace_migrate_chain(struct task *const *t, unsigned n, int from,
 			   int to, int why)
 {
 	for (unsigned i = 0; i < n; i++)
-		record_tv(TRACE_MIGRATE, why, t[i], from, to, 0);
+		record_tv(TRACE_MIGRATE, why, t[i], from, to);
 }
 
 void __trace_dl_throttle(struct task *p)
 {
-	record_tv(TRACE_THROTTLE, 0, p, 0, 0, 0);
+	record_tv(TRACE_THROTTLE, 0, p, 0, 0);
 }
 
 void __trace_dl_replenish(struct task *p, uint64_t deadline)
 {
-	record_tv(TRACE_REPLENISH, 0, p, deadline, 0, 0);
+	record_tv(TRACE_REPLENISH, 0, p, 0, deadline);
 }
 
+/* The deadline in the head, how late in a continuation (TRACE_EL_U64). */
 void __trace_dl_miss(struct task *p, uint64_t deadline)
 {
 	uint64_t now = clock_ns();
+	struct trace_rec *r;
+	struct trace_w w;
 
-	record_tv(TRACE_DL_MISS, 0, p, deadline,
-		  now > deadline ? now - deadline : 0, 0);
+	trace_start(&w);
+	r = rec_open(&w, TRACE_DL_MISS, 2, 0);
+	if (r) {
+		r->tv.tid = tid_of(p);
+		r->tv.v32 = 0;
+		r->tv.v64 = deadline;
+		r = rec_cont(&w, 1);
+		r->hdr = trace_hdr(TRACE_CONT, 0, TRACE_EL_U64);
+		r->u64 = now > deadline ? now - deadline : 0;
+		rec_publish(&w);
+	}
+	trace_stop(&w);
 }
 
-/* Two tasks (@b may be NULL: "none") and a mutex. */
+/* record_ttm() for a name outside rodata (or none, "?"): NULL in the
+ * head, a copy of the name in a continuation. */
+static __attribute__((noinline)) void record_ttm_copy(int type, int arg,
+						      struct task *a,
+						      struct task *b,
+						      const char *name)
+{
+	struct trace_rec *r;
+	struct trace_w w;
+
+	trace_start(&w);
+	r = rec_open(&w, type, 2, arg);
+	if (r) {
+		r->tm.tid[0] = tid_of(a);
+		r->tm.tid[1] = tid_of(b);
+		r->tm.mname = NULL;
+		r = rec_cont(&w, 1);
+		r->hdr = trace_hdr(TRACE_CONT, 0, TRACE_EL_MNAME);
+		copy_mutex_name(r->text, name ? name : "?");
+		rec_publish(&w);
+	}
+	trace_stop(&w);
+}
+
+/* Two tasks (@a is one, @b may be NULL: "none") and a mutex: one record
+ * with the pointer to its name when that is a string literal. */
 static __always_inline void record_ttm(int type, int arg, struct task *a,
 				       struct task *b, struct mutex *m)
 {
+	const char *name = m->name;
+	struct trace_rec *r;
 	struct trace_w w;
-	struct trace_rec *r = trace_begin(&w, type, 1);
 
-	if (!r)
+	if (__builtin_expect(!in_rodata(name), 0)) {
+		record_ttm_copy(type, arg, a, b, name);
 		return;
-	r->arg = arg;
-	put_task(&r->n[0], a);
-	put_mutex(&r->n[1], m);
-	put_task(&r->n[2], b);
-	trace_end(&w);
+	}
+	trace_start(&w);
+	r = rec_open(&w, type, 1, arg);
+	if (r) {
+		r->tm.tid[0] = a->tid;
+		r->tm.tid[1] = tid_of(b);
+		r->tm.mname = name;
+		rec_publish(&w);
+	}
+	trace_stop(&w);
 }
 
 void __trace_mutex_block(struct task *p, struct mutex *m, struct task *owner)
@@ -372,12 +519,22 @@ void __trace_mutex_acquire(struct task *p, struct mutex *m, int how)
 	record_ttm(TRACE_ACQUIRE, how, p, NULL, m);
 }
 
+/* Out of line: two records would make every release save registers. */
+static __attribute__((noinline)) void record_handoff(struct task *p,
+						     struct mutex *m,
+						     struct task *wake)
+{
+	record_ttm(TRACE_RELEASE, 0, p, wake, m);
+	record_ttm(TRACE_HANDOFF, 0, p, wake, m);
+}
+
 void __trace_mutex_release(struct task *p, struct mutex *m,
 			   struct task *wake, bool handoff)
 {
-	record_ttm(TRACE_RELEASE, 0, p, wake, m);
-	if (handoff && wake)
-		record_ttm(TRACE_HANDOFF, 0, p, wake, m);
+	if (__builtin_expect(handoff && wake, 0))
+		record_handoff(p, m, wake);
+	else
+		record_ttm(TRACE_RELEASE, 0, p, wake, m);
 }
 
 void __trace_mutex_giveup(struct task *p, struct mutex *m, int err)
@@ -385,30 +542,31 @@ void __trace_mutex_giveup(struct task *p, struct mutex *m, int err)
 	record_ttm(TRACE_GIVEUP, -err, p, NULL, m);
 }
 
+/* TRACE_MARK_HEAD bytes in the head, 16 in each continuation; the text
+ * is NUL-terminated unless it fills the event to its end. */
 void trace_mark(const char *text)
 {
 	size_t len = strnlen(text, TRACE_MARK_MAX);
-	char buf[TRACE_MARK_MAX] = { 0 };
+	char buf[TRACE_MARK_MAX + 16] = { 0 };
 	struct trace_rec *r;
 	unsigned nrec = 1;
 	struct trace_w w;
 
 	if (!trace_on())
 		return;
-	/* 32 bytes in the head, 48 in each continuation; the text is
-	 * NUL-terminated unless it fills the event to its end. */
-	if (len > sizeof(r->mk.text))
-		nrec += (len - sizeof(r->mk.text) + sizeof(r->text) - 1) /
+	if (len > TRACE_MARK_HEAD)
+		nrec += (len - TRACE_MARK_HEAD + sizeof(r->text) - 1) /
 			sizeof(r->text);
 	memcpy(buf, text, len);
-	r = trace_begin(&w, TRACE_MARK, nrec);
-	if (!r)
-		return;
-	put_task(&r->mk.task, current());
-	memcpy(r->mk.text, buf, sizeof(r->mk.text));
-	for (unsigned i = 1; i < nrec; i++)
-		memcpy(trace_cont(&w, i)->text,
-		       buf + sizeof(r->mk.text) + (i - 1) * sizeof(r->text),
-		       sizeof(r->text));
-	trace_end(&w);
+	trace_start(&w);
+	r = rec_open(&w, TRACE_MARK, nrec, 0);
+	if (r) {
+		r->mk.tid = tid_of(current());
+		memcpy(r->mk.text, buf, TRACE_MARK_HEAD);
+		for (unsigned i = 1; i < nrec; i++)
+			memcpy(rec_cont(&w, i)->text, buf + TRACE_MARK_HEAD +
+			       (i - 1) * sizeof(r->text), sizeof(r->text));
+		rec_publish(&w);
+	}
+	trace_stop(&w);
 }

@@ -3,11 +3,15 @@
  * while they keep recording, merge the copies by timestamp, format each
  * event as a line of docs/trace.md, and the dump (`trace` in the shell).
  *
- * The copy takes no lock and stops nobody: a record is kept only if its
- * sequence number says it was whole before and after it was copied
- * (trace_ring.h), and an event only if its head and every continuation
- * were kept.  Printing thousands of lines then happens from the copy,
- * with every CPU running (and recording) as usual.
+ * The copy takes no lock and stops nobody: a record is kept only if no
+ * rewrite of it had been announced when it was copied (trace_ring.h),
+ * and an event only if its head and every continuation were kept.
+ * Printing thousands of lines then happens from the copy, with every
+ * CPU running (and recording) as usual.
+ *
+ * Records hold tids: a name comes from trace_names[] (the entry of that
+ * tid), else from the live tasks seen when the copy was taken (a task
+ * whose entry a later task took), else it prints as "?".
  */
 #include "trace_ring.h"
 #include "console.h"
@@ -17,9 +21,18 @@
 #include <string.h>
 
 #define COPY_ORDER 7			/* one ring's worth of pages */
+#define ALIVE_MAX 256			/* live tasks named past the table */
+
+/* A live task whose trace_names[] entry another task has taken. */
+struct snap_name {
+	int32_t tid;
+	char name[TASK_NAME_LEN];
+};
 
 struct trace_snapshot {
 	int ncpus;
+	unsigned nalive;
+	struct snap_name *alive;	/* ALIVE_MAX, or NULL */
 	struct snap_cpu {
 		struct trace_rec *rec;	/* records in position order */
 		unsigned n;		/* how many */
@@ -29,34 +42,9 @@ struct trace_snapshot {
 	} cpu[NR_CPUS];
 };
 
-/* Copy @tc's records of this epoch into @sc; drop torn ones. */
-static void copy_cpu(struct trace_cpu *tc, struct snap_cpu *sc)
-{
-	uint64_t head, start, first;
-
-	sc->n = 0;
-	if (smp_load_acquire(&tc->epoch) != READ_ONCE(trace_epoch))
-		return;			/* nothing recorded since the reset */
-	start = READ_ONCE(tc->start);
-	head = smp_load_acquire(&tc->head);
-	first = head - start > TRACE_RING ? head - TRACE_RING : start;
-	for (uint64_t pos = first; pos != head; pos++) {
-		struct trace_rec *r = &tc->ring[pos & TRACE_RING_MASK];
-		struct trace_rec *d = &sc->rec[sc->n++];
-		uint32_t s1 = __atomic_load_n(&r->seq, __ATOMIC_ACQUIRE);
-
-		memcpy(d, r, sizeof(*d));
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (s1 != trace_seq(pos) || READ_ONCE(r->seq) != s1)
-			d->type = TRACE_NONE;
-	}
-	/* Overwrites during the copy were counted by the writer. */
-	sc->lost = READ_ONCE(tc->lost);
-}
-
 /* Keep whole events only: a head whose continuations all survived.
- * Continuations whose head was overwritten are skipped silently (the
- * writer counted that event lost). */
+ * Continuations whose head was overwritten are skipped silently (that
+ * event is one of the lost). */
 static void validate_cpu(struct snap_cpu *sc)
 {
 	sc->events = 0;
@@ -77,6 +65,32 @@ static void validate_cpu(struct snap_cpu *sc)
 	}
 }
 
+/* Copy @tc's records of this epoch into @sc, dropping those that were
+ * being rewritten (trace_ring.h); keep whole events only and count the
+ * others lost. */
+static void copy_cpu(struct trace_cpu *tc, struct snap_cpu *sc)
+{
+	uint64_t head, start, first, oldest, recorded;
+
+	sc->n = 0;
+	sc->events = sc->lost = 0;
+	if (smp_load_acquire(&tc->epoch) != READ_ONCE(trace_epoch))
+		return;			/* nothing recorded since the reset */
+	start = READ_ONCE(tc->start);
+	recorded = trace_cpu_count(tc, &head);
+	first = head - start > TRACE_RING ? head - TRACE_RING : start;
+	for (uint64_t pos = first; pos != head; pos++)
+		memcpy(&sc->rec[sc->n++], &tc->ring[pos & TRACE_RING_MASK],
+		       sizeof(struct trace_rec));
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);	/* smp_rmb */
+	oldest = READ_ONCE(tc->reserve) - TRACE_RING;
+	for (uint64_t pos = first; pos != head && (int64_t)(pos - oldest) < 0;
+	     pos++)
+		sc->rec[pos - first].type = TRACE_NONE;
+	validate_cpu(sc);
+	sc->lost = recorded > sc->events ? recorded - sc->events : 0;
+}
+
 void trace_snapshot_free(struct trace_snapshot *s)
 {
 	if (!s)
@@ -84,7 +98,24 @@ void trace_snapshot_free(struct trace_snapshot *s)
 	for (int i = 0; i < s->ncpus; i++)
 		if (s->cpu[i].rec)
 			page_free((uintptr_t)s->cpu[i].rec, COPY_ORDER);
+	kfree(s->alive);
 	kfree(s);
+}
+
+/* for_each_task() callback (tasks_lock held): keep the name of a live
+ * task that the name table no longer has. */
+static void note_alive(struct task *t, void *arg)
+{
+	struct trace_snapshot *s = arg;
+	const struct trace_tname *e = &trace_names[t->tid & (TRACE_NAMES - 1)];
+	struct snap_name *n;
+
+	if (READ_ONCE(e->tid) == t->tid || s->nalive == ALIVE_MAX)
+		return;
+	n = &s->alive[s->nalive++];
+	n->tid = t->tid;
+	memcpy(n->name, t->name, TASK_NAME_LEN);
+	n->name[TASK_NAME_LEN - 1] = '\0';
 }
 
 struct trace_snapshot *trace_snapshot(void)
@@ -94,6 +125,15 @@ struct trace_snapshot *trace_snapshot(void)
 	if (!s)
 		return NULL;
 	s->ncpus = ncpus;
+	s->nalive = 0;
+	s->alive = kmalloc(ALIVE_MAX * sizeof(*s->alive));
+	for (int i = 0; i < s->ncpus; i++)
+		s->cpu[i].rec = NULL;
+	if (!s->alive) {
+		trace_snapshot_free(s);
+		return NULL;
+	}
+	for_each_task(note_alive, s);
 	for (int i = 0; i < s->ncpus; i++) {
 		struct snap_cpu *sc = &s->cpu[i];
 
@@ -104,10 +144,8 @@ struct trace_snapshot *trace_snapshot(void)
 		}
 		sc->n = sc->cur = 0;
 		sc->events = sc->lost = 0;
-		if (trace_cpus[i].ring) {
+		if (trace_cpus[i].ring)
 			copy_cpu(&trace_cpus[i], sc);
-			validate_cpu(sc);
-		}
 	}
 	return s;
 }
@@ -176,23 +214,82 @@ static void put_name(struct line *l, const char *s, size_t max)
 	}
 }
 
-static void put_task(struct line *l, const char *key,
-		     const struct trace_name *n)
+/*
+ * The name of task @tid into @buf (TASK_NAME_LEN): its name-table
+ * entry, read like a record (the same even seq before and after the
+ * copy); else a live task's, noted with the copy; else "?".
+ */
+static void task_name(const struct trace_snapshot *s, int32_t tid,
+		      char *buf)
 {
+	const struct trace_tname *e = &trace_names[tid & (TRACE_NAMES - 1)];
+
+	for (int tries = 0; tries < 8; tries++) {
+		uint32_t s1 = smp_load_acquire(&e->seq);
+
+		if (s1 == 0)
+			break;			/* never written */
+		if (s1 & 1)
+			continue;		/* being written */
+		memcpy(buf, e->name, TASK_NAME_LEN);
+		if (READ_ONCE(e->tid) != tid)
+			break;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (READ_ONCE(e->seq) == s1) {
+			buf[TASK_NAME_LEN - 1] = '\0';
+			return;
+		}
+	}
+	for (unsigned i = 0; i < s->nalive; i++)
+		if (s->alive[i].tid == tid) {
+			memcpy(buf, s->alive[i].name, TASK_NAME_LEN);
+			return;
+		}
+	strlcpy(buf, "?", TASK_NAME_LEN);
+}
+
+static void put_task(struct line *l, const struct trace_snapshot *s,
+		     const char *key, int32_t tid)
+{
+	char name[TASK_NAME_LEN];
+
 	put_s(l, key);
-	if (n->t.tid < 0) {
+	if (tid < 0) {
 		put_s(l, "none");
 		return;
 	}
-	put_name(l, n->t.name, TRACE_TASK_NAME);
-	put_f(l, "#%d", n->t.tid);
+	task_name(s, tid, name);
+	put_name(l, name, TASK_NAME_LEN);
+	put_f(l, "#%d", tid);
 }
 
-static void put_mutex(struct line *l, const char *key,
-		      const struct trace_name *n)
+extern const char __rodata_start[], __rodata_end[];
+
+/* A mutex name: @p (a string in the image's rodata, checked again), or
+ * when @p is NULL the copy in continuation @c. */
+static void put_mutex(struct line *l, const char *key, const char *p,
+		      const struct trace_rec *c)
 {
 	put_s(l, key);
-	put_name(l, n->m, TRACE_MUTEX_NAME);
+	if (!p && c) {
+		put_name(l, c->text, TRACE_MUTEX_NAME);
+		return;
+	}
+	if (!p || p < __rodata_start || p >= __rodata_end)
+		p = "?";
+	put_name(l, p, __rodata_end - p);
+}
+
+/* Continuation @c as a proxy chain element. */
+static void put_elem(struct line *l, const struct trace_snapshot *s,
+		     const struct trace_rec *c)
+{
+	if (c->arg == TRACE_EL_TASK)
+		put_task(l, s, "", c->tid[0]);
+	else if (c->arg == TRACE_EL_MPTR)
+		put_mutex(l, "", c->mptr, c);
+	else
+		put_mutex(l, "", NULL, c);
 }
 
 static const char *const type_names[TRACE_NR_TYPES] = {
@@ -215,39 +312,37 @@ static const char *const why_names[] = {
 	"wake", "balance", "push", "pull", "chain", "affinity" };
 static const char *const how_names[] = { "fast", "spin", "wait", "handoff" };
 
-static void format_proxy(struct line *l, const struct trace_rec *r)
+/* Continuations: one element each, donor first, the task that runs
+ * last; arg2: hops were cut before that one. */
+static void format_proxy(struct line *l, const struct trace_snapshot *s,
+			 const struct trace_rec *r)
 {
 	unsigned nelem = r->arg;
-	const struct trace_name *last = &r[(nelem - 1) / 3].n[(nelem - 1) % 3];
 
-	put_task(l, " donor=", &r->n[0]);
-	put_task(l, " curr=", last);
+	put_task(l, s, " donor=", r[1].tid[0]);
+	put_task(l, s, " curr=", r[nelem].tid[0]);
 	put_s(l, " chain=");
 	for (unsigned i = 0; i < nelem; i++) {
-		const struct trace_name *n = &r[i / 3].n[i % 3];
-
 		if (i + 1 == nelem && r->arg2)
 			put_s(l, ">...");
 		if (i)
 			put_c(l, '>');
-		if (i % 2)
-			put_mutex(l, "", n);
-		else
-			put_task(l, "", n);
+		put_elem(l, s, &r[1 + i]);
 	}
 }
 
-static void format_mark(struct line *l, const struct trace_rec *r)
+static void format_mark(struct line *l, const struct trace_snapshot *s,
+			const struct trace_rec *r)
 {
-	char text[TRACE_MARK_MAX];
+	char text[TRACE_MARK_MAX + 16];
 	size_t len = sizeof(r->mk.text);
 
 	memcpy(text, r->mk.text, sizeof(r->mk.text));
-	for (unsigned k = 1; k <= r->ncont; k++) {
+	for (unsigned k = 1; k <= r->ncont && len < TRACE_MARK_MAX; k++) {
 		memcpy(text + len, r[k].text, sizeof(r->text));
 		len += sizeof(r->text);
 	}
-	put_task(l, " task=", &r->mk.task);
+	put_task(l, s, " task=", r->mk.tid);
 	put_s(l, " text=");
 	/* To the end of the line: spaces stay, control bytes do not. */
 	for (size_t i = 0; i < len && text[i]; i++)
@@ -255,70 +350,73 @@ static void format_mark(struct line *l, const struct trace_rec *r)
 }
 
 /* Event @r (its continuations follow it) as "<event> key=value...". */
-static void format_event(struct line *l, const struct trace_rec *r)
+static void format_event(struct line *l, const struct trace_snapshot *s,
+			 const struct trace_rec *r)
 {
+	const char *mname = r->tm.mname;	/* mutex events */
+	const struct trace_rec *cont = r->ncont ? &r[1] : NULL;
+
 	put_s(l, pick(type_names, TRACE_NR_TYPES, r->type));
 	switch (r->type) {
 	case TRACE_SWITCH:
-		put_task(l, " prev=", &r->n[0]);
-		put_task(l, " next=", &r->n[1]);
-		put_task(l, " donor=", &r->n[2]);
+		put_task(l, s, " prev=", r->tid[0]);
+		put_task(l, s, " next=", r->tid[1]);
+		put_task(l, s, " donor=", r->tid[2]);
 		put_f(l, " state=%s", pick(state_names, 4, r->arg));
 		break;
 	case TRACE_WAKEUP:
-		put_task(l, " task=", &r->tv.task);
-		put_f(l, " cpu=%llu", (unsigned long long)r->tv.v[0]);
+		put_task(l, s, " task=", r->tv.tid);
+		put_f(l, " cpu=%u", r->tv.v32);
 		break;
 	case TRACE_MIGRATE:
-		put_task(l, " task=", &r->tv.task);
-		put_f(l, " from=%llu to=%llu why=%s",
-		      (unsigned long long)r->tv.v[0],
-		      (unsigned long long)r->tv.v[1],
+		put_task(l, s, " task=", r->tv.tid);
+		put_f(l, " from=%u to=%llu why=%s", r->tv.v32,
+		      (unsigned long long)r->tv.v64,
 		      pick(why_names, ARRAY_SIZE(why_names), r->arg));
 		break;
 	case TRACE_BLOCK:
-		put_task(l, " task=", &r->n[0]);
-		put_mutex(l, " mutex=", &r->n[1]);
-		put_task(l, " owner=", &r->n[2]);
+		put_task(l, s, " task=", r->tm.tid[0]);
+		put_mutex(l, " mutex=", mname, cont);
+		put_task(l, s, " owner=", r->tm.tid[1]);
 		break;
 	case TRACE_ACQUIRE:
-		put_task(l, " task=", &r->n[0]);
-		put_mutex(l, " mutex=", &r->n[1]);
+		put_task(l, s, " task=", r->tm.tid[0]);
+		put_mutex(l, " mutex=", mname, cont);
 		put_f(l, " how=%s", pick(how_names, ARRAY_SIZE(how_names),
 					 r->arg));
 		break;
 	case TRACE_RELEASE:
-		put_task(l, " task=", &r->n[0]);
-		put_mutex(l, " mutex=", &r->n[1]);
-		put_task(l, " wake=", &r->n[2]);
+		put_task(l, s, " task=", r->tm.tid[0]);
+		put_mutex(l, " mutex=", mname, cont);
+		put_task(l, s, " wake=", r->tm.tid[1]);
 		break;
 	case TRACE_HANDOFF:
-		put_task(l, " from=", &r->n[0]);
-		put_task(l, " to=", &r->n[2]);
-		put_mutex(l, " mutex=", &r->n[1]);
+		put_task(l, s, " from=", r->tm.tid[0]);
+		put_task(l, s, " to=", r->tm.tid[1]);
+		put_mutex(l, " mutex=", mname, cont);
 		break;
 	case TRACE_PROXY:
-		format_proxy(l, r);
+		format_proxy(l, s, r);
 		break;
 	case TRACE_THROTTLE:
-		put_task(l, " task=", &r->tv.task);
+		put_task(l, s, " task=", r->tv.tid);
 		break;
 	case TRACE_REPLENISH:
-		put_task(l, " task=", &r->tv.task);
-		put_f(l, " deadline=%llu", (unsigned long long)r->tv.v[0]);
+		put_task(l, s, " task=", r->tv.tid);
+		put_f(l, " deadline=%llu", (unsigned long long)r->tv.v64);
 		break;
 	case TRACE_DL_MISS:
-		put_task(l, " task=", &r->tv.task);
+		put_task(l, s, " task=", r->tv.tid);
 		put_f(l, " deadline=%llu late=%llu",
-		      (unsigned long long)r->tv.v[0],
-		      (unsigned long long)r->tv.v[1]);
+		      (unsigned long long)r->tv.v64,
+		      (unsigned long long)r[1].u64);
 		break;
 	case TRACE_MARK:
-		format_mark(l, r);
+		format_mark(l, s, r);
 		break;
 	case TRACE_GIVEUP:
-		put_task(l, " task=", &r->n[0]);
-		put_mutex(l, " mutex=", &r->n[1]);
+		put_task(l, s, " task=", r->tm.tid[0]);
+		put_mutex(l, " mutex=", mname, cont);
 		put_s(l, r->arg == ETIMEDOUT ? " why=timeout" :
 			 r->arg == EDEADLK ? " why=backoff" : " why=error");
 		break;
@@ -359,11 +457,11 @@ bool trace_snapshot_next(struct trace_snapshot *s, struct trace_event *ev)
 	if (!best)
 		return false;
 	s->cpu[best_cpu].cur += 1 + best->ncont;
-	ev->ts = best->ts;
+	ev->ts = arch_clock_raw_ns(best->ts);
 	ev->cpu = best_cpu;
 	ev->type = best->type;
 	ev->line[0] = '\0';
-	format_event(&l, best);
+	format_event(&l, s, best);
 	return true;
 }
 

@@ -2,12 +2,15 @@
  * bench_trace.c - what the scheduler trace costs (kernel/trace.c).
  *
  *   trace_event  one recorded event: direct calls of the switch record
- *                (three task names, the biggest one-record event) and of
- *                the mutex acquire record (a task and a mutex name);
- *                then the hooks with recording off (one branch), and
- *                what tracing adds to a voluntary context switch (yield
- *                ping-pong, one switch event each) and to an uncontended
- *                mutex_lock + mutex_unlock (an acquire and a release)
+ *                (three tasks) and of the mutex acquire record (a task
+ *                and a mutex); then the hooks with recording off (one
+ *                branch), and what tracing adds to a voluntary context
+ *                switch (yield ping-pong, one switch event each) and to
+ *                an uncontended mutex_lock + mutex_unlock (an acquire and
+ *                a release); also the loop with an empty call (the
+ *                overhead the direct figures include) and what reading
+ *                the clock costs: clock_ns() against the raw counter a
+ *                record keeps (arch_clock_raw(), converted at the dump)
  *
  * Median of ROUNDS rounds, in arch_cycles() units: instructions under
  * qemu -icount shift=0, where a virtual ns is one instruction.  Loop
@@ -18,6 +21,7 @@
 #include "cpu.h"
 #include "mutex.h"
 #include "sched.h"
+#include "timer.h"
 #include "trace.h"
 #include "arch.h"
 #include <printf.h>
@@ -50,6 +54,29 @@ static void call_switch_record(struct task *a, struct task *b)
 static void call_switch_hook(struct task *a, struct task *b)
 {
 	trace_switch(a, b, b);
+}
+
+static void call_nothing(struct task *a, struct task *b)
+{
+	(void)a;
+	(void)b;
+	barrier();
+}
+
+static volatile uint64_t bench_sink;
+
+static void call_clock_ns(struct task *a, struct task *b)
+{
+	(void)a;
+	(void)b;
+	bench_sink = clock_ns();
+}
+
+static void call_clock_raw(struct task *a, struct task *b)
+{
+	(void)a;
+	(void)b;
+	bench_sink = arch_clock_raw();
 }
 
 static DEFINE_MUTEX(bench_trace_m);
@@ -135,7 +162,8 @@ static void bench_trace_event(void)
 	struct task *self = current();
 	struct task *idle = this_cpu()->idle;
 	uint64_t sw, acq, hook_off, sw_on, sw_off, mp_on, mp_off;
-	char detail[160];
+	uint64_t loop, clk, raw;
+	char detail[200];
 
 	trace_set_enabled(true);
 	sw = per_call(call_switch_record, self, idle);
@@ -148,11 +176,16 @@ static void bench_trace_event(void)
 	mp_off = per_call(call_mutex_pair, self, idle);
 	trace_set_enabled(true);
 	trace_reset();
+	loop = per_call(call_nothing, self, idle);
+	clk = per_call(call_clock_ns, self, idle);
+	raw = per_call(call_clock_raw, self, idle);
 
-	snprintf(detail, sizeof(detail), "one switch record (3 task names), "
+	snprintf(detail, sizeof(detail), "one switch record (3 tasks), "
 		 "direct call; mutex acquire record %llu; hook with trace off "
-		 "%llu; median of %d x %d",
-		 (unsigned long long)acq, (unsigned long long)hook_off,
+		 "%llu; empty call %llu; clock_ns %llu, raw counter %llu; "
+		 "median of %d x %d", (unsigned long long)acq,
+		 (unsigned long long)hook_off, (unsigned long long)loop,
+		 (unsigned long long)clk, (unsigned long long)raw,
 		 ROUNDS, ITERS);
 	bench_report("trace_event", sw, NULL, detail);
 	snprintf(detail, sizeof(detail), "yield ping-pong, per switch: trace "

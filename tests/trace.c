@@ -3,8 +3,10 @@
  * docs/trace.md): a known sequence of two threads and a mutex gives the
  * expected events, in order, with the right fields, in proxy mode (the
  * owner runs with the waiter as donor, the lock is handed off) and in
- * inherit mode; names are copied (a freed task and mutex still print,
- * cleaned of the format's separators); a full ring overwrites its
+ * inherit mode; names are kept (a freed task and mutex still print,
+ * cleaned of the format's separators; a task whose name-table slot a
+ * later tid took prints as "?" once freed, by its name while alive); a
+ * full ring overwrites its
  * oldest events and counts them lost; copies taken while every CPU
  * records show only whole events with per-CPU non-decreasing times;
  * `trace off` records nothing; reset forgets.
@@ -193,7 +195,7 @@ static void sequence_inherit(struct ktest *t)
 	run_sequence(t, LOCKING_INHERIT);
 }
 
-/* ---- Names are copies ------------------------------------------------- */
+/* ---- Names are kept ---------------------------------------------------- */
 
 struct gone {
 	struct mutex *m;
@@ -209,8 +211,8 @@ static void gone_fn(void *arg)
 }
 
 /* A task and a mutex (name and all) freed before the trace is read
- * still print, from the copies; space, '=', '#' and control bytes
- * become '_'. */
+ * still print, from the name table and the copy; space, '=', '#' and
+ * control bytes become '_'. */
 static void names_survive_free(struct ktest *t)
 {
 	struct gone g;
@@ -242,6 +244,54 @@ static void names_survive_free(struct ktest *t)
 		seq[i] = want[i];
 	seq[3] = NULL;
 	expect_sequence(t, seq, "tg_a");
+}
+
+/* Marks its arg, then waits until told to go. */
+static volatile int slot_go;
+
+static void slot_fn(void *arg)
+{
+	trace_mark(arg);
+	while (!READ_ONCE(slot_go))
+		sleep_ns(1000000);
+}
+
+/* Name-table slots taken by a later tid (a fake task, named as a new
+ * one would be): the freed task prints as "?", the live one still by
+ * its name (the dump's fallback to the live tasks). */
+static void names_slot_taken(struct ktest *t)
+{
+	static struct task taker;	/* only tid and name are read */
+	char want[2][96];
+	const char *seq[3] = { want[0], want[1], NULL };
+	struct task *dead, *live;
+	int dead_tid, live_tid;
+
+	slot_go = 0;
+	trace_reset();
+	dead = thread_create("tn-dead", slot_fn, "slot dead", -1);
+	KASSERT(t, dead != NULL);
+	dead_tid = dead->tid;
+	slot_go = 1;
+	thread_join(dead);
+	slot_go = 0;
+	live = thread_create("tn-live", slot_fn, "slot live", -1);
+	KASSERT(t, live != NULL);
+	live_tid = live->tid;
+	while (count_events("text=slot live", -1) == 0)
+		sleep_ns(1000000);
+	strlcpy(taker.name, "tn-taker", sizeof(taker.name));
+	taker.tid = dead_tid + TRACE_NAMES;
+	trace_task_named(&taker);
+	taker.tid = live_tid + TRACE_NAMES;
+	trace_task_named(&taker);
+	snprintf(want[0], sizeof(want[0]), "mark task=?#%d text=slot dead",
+		 dead_tid);
+	snprintf(want[1], sizeof(want[1]),
+		 "mark task=tn-live#%d text=slot live", live_tid);
+	expect_sequence(t, seq, "slot");
+	slot_go = 1;
+	thread_join(live);
 }
 
 /* ---- Ring overwrite ---------------------------------------------------- */
@@ -324,7 +374,7 @@ static void ring_overwrite_counts_lost(struct ktest *t)
 
 /* ---- Concurrent recording and reading ------------------------------- */
 
-#define MARK_LEN 100			/* three records: head + 2 more */
+#define MARK_LEN 100			/* 7 records: head + 6 more */
 #define SNAPSHOTS 6
 
 struct conc {
@@ -432,7 +482,7 @@ static void conc_reader_thread(void *arg)
 }
 
 /*
- * A writer on every CPU records three-record marks as fast as it can
+ * A writer on every CPU records seven-record marks as fast as it can
  * while a reader on CPU 0 copies the rings SNAPSHOTS times: every mark
  * it finds is exactly one that was written (never two mixed, never cut),
  * a CPU's marks come in order and its times never go back.
@@ -515,6 +565,7 @@ static struct ktest_case trace_cases[] = {
 	KTEST_CASE(sequence_proxy),
 	KTEST_CASE(sequence_inherit),
 	KTEST_CASE(names_survive_free),
+	KTEST_CASE(names_slot_taken),
 	KTEST_CASE(ring_overwrite_counts_lost),
 	KTEST_CASE_TIMEOUT(concurrent_copies_are_whole, 60000),
 	KTEST_CASE(off_records_nothing),

@@ -90,13 +90,18 @@ void rv_timer_init_hart(void)
 	csr_write(sie, SIE_STIE | SIE_SSIE);
 }
 
-uint64_t arch_clock_ns(void)
+uint64_t arch_clock_raw_ns(uint64_t raw)
 {
-	uint64_t t = rdtime() - boot_ticks, hz = rv_plat.timebase_hz;
+	uint64_t t = raw - boot_ticks, hz = rv_plat.timebase_hz;
 
 	if (ns_per_tick)
 		return t * ns_per_tick;
 	return t / hz * NSEC_PER_SEC + t % hz * NSEC_PER_SEC / hz;
+}
+
+uint64_t arch_clock_ns(void)
+{
+	return arch_clock_raw_ns(rdtime());
 }
 
 /* Round up, so the interrupt never comes before @deadline_ns. */

@@ -143,11 +143,16 @@ void x86_time_init(void)
 	       tsc_hz / 1000, lapic_hz / 1000);
 }
 
-uint64_t arch_clock_ns(void)
+uint64_t arch_clock_raw_ns(uint64_t raw)
 {
-	uint64_t d = arch_cycles() - tsc_boot;
+	uint64_t d = raw - tsc_boot;
 
 	return ((unsigned __int128)d * ns_per_tsc) >> 32;
+}
+
+uint64_t arch_clock_ns(void)
+{
+	return arch_clock_raw_ns(arch_clock_raw());
 }
 
 /* Busy-wait @us microseconds on the TSC (boot and AP start only). */

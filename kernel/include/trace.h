@@ -6,10 +6,11 @@
  *
  * Recording (kernel/trace.c): each CPU writes only its own ring, with
  * interrupts off around one event, so the path takes no lock.  A record
- * copies what the dump prints (task id, the first TRACE_TASK_NAME bytes
- * of the name, a mutex's name): a task or mutex freed before the dump is
- * never read again.  When a ring is full the oldest events are
- * overwritten and counted as lost.  Readers copy the rings and check
+ * keeps task ids (names are kept once per task, trace_task_named()) and
+ * a mutex's name (a pointer when it is a string in the kernel image, a
+ * copy otherwise): a task or mutex freed before the dump is never read
+ * again.  When a ring is full the oldest events are overwritten and
+ * counted as lost.  Readers copy the rings and check
  * each record's sequence number, so a record being rewritten while it is
  * copied is dropped, never printed torn.
  *
@@ -25,8 +26,9 @@ struct task;
 struct mutex;
 
 /* Records per CPU ring: as many events of one record each (a proxy
- * chain or a mark longer than 32 bytes takes more). */
-#define TRACE_RING_SHIFT 13
+ * chain, a mark longer than 12 bytes or a mutex name outside the kernel
+ * image takes more). */
+#define TRACE_RING_SHIFT 14
 #define TRACE_RING (1u << TRACE_RING_SHIFT)
 
 /* ---- Control (any task context unless noted) ----------------------- */
@@ -34,6 +36,15 @@ struct mutex;
 /* Boot CPU, once, from sched_init(): allocate a ring per CPU and start
  * recording.  Without memory the trace stays off (and says so). */
 void trace_init(void);
+
+/* Tasks whose names the dump keeps: a task's slot is its tid modulo
+ * this; a later task in the slot replaces it (docs/trace.md). */
+#define TRACE_NAMES (1u << 12)
+
+/* Task @t has its tid and name (task_init_common(), any context that
+ * may take a spinlock): keep the name for the dump, which prints events
+ * by tid.  Recorded whether or not tracing is on. */
+void trace_task_named(const struct task *t);
 
 /* Forget every recorded event (a scenario starts with an empty trace).
  * Lock-free: each CPU drops its old events at its next record. */

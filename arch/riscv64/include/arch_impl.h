@@ -127,6 +127,15 @@ static inline uint64_t arch_cycles(void)
 	return c;
 }
 
+/* arch_clock_ns() scales the time CSR (the DT timebase). */
+static inline uint64_t arch_clock_raw(void)
+{
+	uint64_t t;
+
+	__asm__ __volatile__("rdtime %0" : "=r"(t));
+	return t;
+}
+
 static inline uintptr_t arch_frame_address(void)
 {
 	return (uintptr_t)__builtin_frame_address(0);

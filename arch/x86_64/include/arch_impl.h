@@ -115,6 +115,12 @@ static inline uint64_t arch_cycles(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
+/* arch_clock_ns() scales the TSC. */
+static inline uint64_t arch_clock_raw(void)
+{
+	return arch_cycles();
+}
+
 static inline uintptr_t arch_frame_address(void)
 {
 	return (uintptr_t)__builtin_frame_address(0);
