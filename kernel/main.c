@@ -17,6 +17,7 @@
 #include "mutex.h"
 #include "scenario.h"
 #include "shell.h"
+#include "trace.h"
 #include "timer.h"
 #include "string.h"
 
@@ -104,6 +105,24 @@ static void set_locking_mode(const char *cmdline)
 		printk("locking: mode %s\n", locking_mode_name(locking_mode));
 }
 
+/* trace=on|off: record the scheduler trace from boot (the default) or
+ * not; trace=dump (scenario boots) also leaves it on.  Benchmark boots
+ * say off: their figures are the kernel's own paths, and bench
+ * trace_event measures what the trace adds. */
+static void set_trace_mode(const char *cmdline)
+{
+	char val[8];
+
+	if (!cmdline_get(cmdline, "trace", val, sizeof(val)) ||
+	    !strcmp(val, "on") || !strcmp(val, "dump"))
+		return;
+	if (!strcmp(val, "off"))
+		trace_set_enabled(false);
+	else
+		printk("trace: unknown value '%s' (valid: on, off, dump); "
+		       "keeping it on\n", val);
+}
+
 static void start_main_thread(const char *cmdline)
 {
 	void (*fn)(void *) = shell_main;
@@ -147,6 +166,7 @@ void kmain(struct boot_info *bi)
 	smp_boot(bi);
 	sched_init_smp();
 	set_locking_mode(bi->cmdline);
+	set_trace_mode(bi->cmdline);
 	start_main_thread(bi->cmdline);
 	cpu_idle_loop();
 }

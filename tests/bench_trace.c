@@ -164,6 +164,7 @@ static void bench_trace_event(void)
 	uint64_t sw, acq, hook_off, sw_on, sw_off, mp_on, mp_off;
 	uint64_t loop, clk, raw;
 	char detail[200];
+	bool was_on = READ_ONCE(trace_enabled);
 
 	trace_set_enabled(true);
 	sw = per_call(call_switch_record, self, idle);
@@ -174,7 +175,7 @@ static void bench_trace_event(void)
 	hook_off = per_call(call_switch_hook, self, idle);
 	sw_off = switch_cost();
 	mp_off = per_call(call_mutex_pair, self, idle);
-	trace_set_enabled(true);
+	trace_set_enabled(was_on);	/* bench boots run with trace=off */
 	trace_reset();
 	loop = per_call(call_nothing, self, idle);
 	clk = per_call(call_clock_ns, self, idle);

@@ -825,7 +825,7 @@ def bench_main(args):
     arches = [args.arch] if args.arch else list(ARCHES)
     boots = []
     for arch, n, names in bench_boots(arches, args.cpus, args.benches):
-        b = Boot(arch, n, "kernel", "bench=%s icount=1" % names,
+        b = Boot(arch, n, "kernel", "bench=%s icount=1 trace=off" % names,
                  "%s/smp%d-bench" % (arch, n), "bench")
         b.extra = ICOUNT[arch]
         boots.append(b)

@@ -4,6 +4,7 @@
  *   bench=all | bench=name1,name2     run benchmarks then power off
  *   scenario=NAME|all|module          run scenario scripts then power off
  *   trace=dump                        with scenario=: dump the trace after
+ *   trace=off | trace=on              record the scheduler trace (default on)
  *   locking=proxy|inherit|none        mutex locking mode (main.c)
  *   (otherwise the shell starts on the console)
  */
