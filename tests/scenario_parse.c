@@ -18,6 +18,7 @@
 #define HEAD "scenario t\nmutex m\n"
 #define TASK "task a fair cpu=0\n"
 #define END "end\nend scenario\n"
+#define WW "scenario t\nwwmutex a b\n"
 
 static const char valid[] =
 	"# a comment\n"
@@ -117,7 +118,7 @@ static const struct bad_input bad[] = {
 	  "4:18: unknown task 'b'" },
 	{ "unknown assertion", HEAD TASK "    assert mood happy\n" END,
 	  "4:12: unknown assertion 'mood' (class, prio, donor, cpu, "
-	  "happened, not happened, elapsed)" },
+	  "happened, not happened, elapsed, backoffs)" },
 	{ "assert cpu outside", HEAD TASK "    assert cpu 1\n" END,
 	  "4:16: cpu 1 out of range (0..0)" },
 	{ "trylock without outcome", HEAD TASK "    trylock m\n" END,
@@ -147,6 +148,44 @@ static const struct bad_input bad[] = {
 	  "text)" },
 	{ "timeout too short", "scenario t\ntimeout 10us\n",
 	  "2:9: timeout below 1ms" },
+	/* wound/wait steps (kernel/scenario/ww.c) */
+	{ "unknown wwclass", "scenario t\nwwclass wound-die\n",
+	  "2:9: unknown wwclass 'wound-die' (wound-wait, wait-die)" },
+	{ "wwclass after a task", WW TASK "end\nwwclass wait-die\n",
+	  "5:1: 'wwclass' must come before the first task" },
+	{ "wwmutex without a name", "scenario t\nwwmutex\n",
+	  "2:8: wwmutex needs a name" },
+	{ "mutex and wwmutex share names", WW "mutex a\n",
+	  "3:7: duplicate mutex 'a'" },
+	{ "lock of a wwmutex", WW TASK "    lock a\n" END,
+	  "4:10: 'a' is a wwmutex (use wwlock and wwunlock)" },
+	{ "trylock of a wwmutex", WW TASK "    trylock a ok\n" END,
+	  "4:13: 'a' is a wwmutex (use wwlock and wwunlock)" },
+	{ "wwlock of a plain mutex", HEAD TASK "    wwlock m\n" END,
+	  "4:12: 'm' is not a wwmutex (declare it with 'wwmutex')" },
+	{ "wwlock without a name", WW TASK "    wwlock\n" END,
+	  "4:11: wwlock needs a wwmutex name" },
+	{ "wwlock unknown", WW TASK "    wwlock a c\n" END,
+	  "4:14: unknown mutex 'c'" },
+	{ "wwlock twice in one step", WW TASK "    wwlock a b a\n"
+	  "    wwunlock\n" END, "4:16: 'a' is already held by 'a' here" },
+	{ "wwlock of one held", WW TASK "    wwlock a\n    wwlock a\n" END,
+	  "5:12: 'a' is already held by 'a' here" },
+	{ "wwunlock without wwlock", WW TASK "    wwunlock\n" END,
+	  "4:5: wwunlock, but 'a' holds no wwmutex here" },
+	{ "wwunlock with a name", WW TASK "    wwlock a\n    wwunlock a\n" END,
+	  "5:14: unexpected 'a'" },
+	{ "ends in a ww context", WW TASK "    wwlock b\n" END,
+	  "5:1: task 'a' ends holding 'b'" },
+	{ "backoffs without comparison", WW TASK "    assert backoffs 1\n"
+	  END, "4:21: expected '=', '<', '>', '<=' or '>=' after 'assert "
+	  "backoffs'" },
+	{ "backoffs without number", WW TASK "    assert backoffs >=\n" END,
+	  "4:23: assert backoffs needs a number" },
+	{ "backoffs bad number", WW TASK "    assert backoffs = -1\n" END,
+	  "4:23: bad number '-1'" },
+	{ "backoffs out of range", WW TASK "    assert backoffs < 10001\n"
+	  END, "4:23: backoffs 10001 out of range (0..10000)" },
 };
 
 /* The NUL-byte input is one byte longer than strlen() says. */
@@ -253,6 +292,37 @@ static void valid_script_parses_whole(struct ktest *t)
 	KEXPECT_EQ(t, s->tasks[1].sched.attr.dl_period, 10 * NSEC_PER_MSEC);
 	KEXPECT(t, strcmp(s->text + s->tasks[1].steps[1].text,
 			  "hello, world") == 0);
+	scenario_free(s);
+}
+
+/* A ww script: the class, which mutexes are ww, wwlock's order and the
+ * comparison of `assert backoffs`. */
+static void ww_script_parses_whole(struct ktest *t)
+{
+	static const char src[] =
+		"scenario w\nwwclass wait-die\nmutex m\nwwmutex x y z\n"
+		"task a fair\n    wwlock z x\n    lock m\n    wwlock y\n"
+		"    unlock m\n    assert backoffs <= 2\n    wwunlock\n"
+		"end\nend scenario\n";
+	char err[SCN_ERR_LEN];
+	struct scenario *s;
+	int need;
+
+	s = scenario_parse(src, sizeof(src) - 1, 1, err, &need);
+	if (!s)
+		ktest_fail(t, __FILE__, __LINE__, "refused: %s", err);
+	KASSERT(t, s != NULL);
+	KEXPECT(t, s->wait_die);
+	KEXPECT_EQ(t, s->ww, 0xeu);		/* x y z, not m */
+	KEXPECT_EQ(t, s->tasks[0].steps[0].op, SCN_WWLOCK);
+	KEXPECT_EQ(t, s->tasks[0].steps[0].arg, 2);
+	KEXPECT_EQ(t, s->tasks[0].steps[0].mx[0], 3);	/* z first */
+	KEXPECT_EQ(t, s->tasks[0].steps[0].mx[1], 1);
+	KEXPECT_EQ(t, s->tasks[0].steps[4].op, SCN_A_BACKOFFS);
+	KEXPECT_EQ(t, s->tasks[0].steps[4].ns, SCN_CMP_LE);
+	KEXPECT_EQ(t, s->tasks[0].steps[4].arg, 2);
+	KEXPECT_EQ(t, s->tasks[0].steps[5].op, SCN_WWUNLOCK);
+	KEXPECT_EQ(t, s->nasserts, 1);
 	scenario_free(s);
 }
 
@@ -364,6 +434,40 @@ static void run_overrun_is_stopped(struct ktest *t)
 	KEXPECT(t, res.passed);			/* it did `expect timeout` */
 }
 
+/*
+ * ABBA on two wwmutexes in each class: old takes a then b, young b then
+ * a, each holding one when it asks for the other (the marks order it,
+ * and make old's context the older).  The younger one backs off once,
+ * the older never; a wrong count is a failed assertion.
+ */
+static const char ww_fmt[] =
+	"scenario ww\ntimeout 2s\nwwclass %s\nwwmutex a b\n"
+	"task old fair\n    wwlock a\n    mark oa\n    wait yb\n"
+	"    wwlock b\n    assert backoffs = 0\n    wwunlock\nend\n"
+	"task young fair\n    wait oa\n    wwlock b\n    mark yb\n"
+	"    wwlock a\n    assert backoffs = %d\n    wwunlock\nend\n"
+	"end scenario\n";
+
+static void run_ww(struct ktest *t, const char *class, int want,
+		   int failed)
+{
+	struct scn_result res;
+	char src[sizeof(ww_fmt) + 32];
+
+	snprintf(src, sizeof(src), ww_fmt, class, want);
+	KASSERT_EQ(t, run_text(t, src, &res), 0);
+	KEXPECT(t, !res.timed_out && !res.deadlock && !res.stuck);
+	KEXPECT_EQ(t, res.asserts_failed, failed);
+	KEXPECT_EQ(t, res.passed, failed == 0);
+}
+
+static void run_ww_younger_backs_off(struct ktest *t)
+{
+	run_ww(t, "wound-wait", 1, 0);
+	run_ww(t, "wait-die", 1, 0);
+	run_ww(t, "wound-wait", 0, 1);	/* the assertion can fail */
+}
+
 static void next_scenario_runs_after_stops(struct ktest *t)
 {
 	struct scn_result res;
@@ -376,11 +480,13 @@ static struct ktest_case scenario_parse_cases[] = {
 	KTEST_CASE(broken_inputs_give_their_error),
 	KTEST_CASE(limits_are_errors),
 	KTEST_CASE(valid_script_parses_whole),
+	KTEST_CASE(ww_script_parses_whole),
 	KTEST_CASE(builtins_parse_under_their_names),
 	KTEST_CASE(run_passes),
 	KTEST_CASE(run_failed_assertion_fails),
 	KTEST_CASE(run_deadlock_is_stopped),
 	KTEST_CASE(run_overrun_is_stopped),
+	KTEST_CASE(run_ww_younger_backs_off),
 	KTEST_CASE(next_scenario_runs_after_stops),
 	{ 0 },
 };

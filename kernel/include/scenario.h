@@ -8,6 +8,8 @@
  *
  *   parse.c    text -> struct scenario, every static check
  *   run.c      struct scenario -> threads, KTAP results, stopping
+ *   ww.c       the wound/wait steps (wwmutex, wwlock, wwunlock, assert
+ *              backoffs): their parse and their run
  *   builtin.c  the scenarios embedded in the kernel, the front ends
  *              (shell, boot command line, boot module)
  */
@@ -30,11 +32,15 @@
 
 enum scn_op {
 	SCN_LOCK, SCN_UNLOCK, SCN_TRYLOCK, SCN_COMPUTE, SCN_SLEEP, SCN_YIELD,
-	SCN_SET, SCN_PRINT, SCN_MARK, SCN_WAIT,
+	SCN_SET, SCN_PRINT, SCN_MARK, SCN_WAIT, SCN_WWLOCK, SCN_WWUNLOCK,
 	/* assertions: one KTAP result each (trylock is one too) */
 	SCN_A_CLASS, SCN_A_PRIO, SCN_A_DONOR, SCN_A_CPU, SCN_A_HAPPENED,
 	SCN_A_NOT_HAPPENED, SCN_A_ELAPSED_LT, SCN_A_ELAPSED_GT,
+	SCN_A_BACKOFFS,
 };
+
+/* `assert backoffs OP N`: the comparison, in scn_step.ns. */
+enum scn_cmp { SCN_CMP_EQ, SCN_CMP_LT, SCN_CMP_GT, SCN_CMP_LE, SCN_CMP_GE };
 
 enum scn_expect { SCN_EXPECT_PASS, SCN_EXPECT_DEADLOCK, SCN_EXPECT_TIMEOUT };
 
@@ -50,9 +56,12 @@ struct scn_step {
 	uint16_t line;			/* in the script, for reports */
 	int16_t arg;			/* mutex / event / task index (-1:
 					   self), CPU, prio, class policy;
-					   trylock: mutex | (ok ? 1 : 0) << 8 */
+					   trylock: mutex | (ok ? 1 : 0) << 8;
+					   wwlock: how many in mx[] */
 	uint16_t text;			/* print: offset in scenario->text */
-	uint64_t ns;			/* compute, sleep, elapsed bound */
+	uint64_t ns;			/* compute, sleep, elapsed bound;
+					   assert backoffs: enum scn_cmp */
+	uint8_t mx[SCN_MAX_MUTEXES];	/* wwlock: mutexes, in order */
 	struct scn_sched set;		/* SCN_SET */
 	int num;			/* assertions: KTAP number (1..) */
 };
@@ -73,6 +82,8 @@ struct scenario {
 	uint64_t timeout_ns;
 	int expect;			/* enum scn_expect */
 	int nmutexes, nevents, ntasks;
+	uint32_t ww;			/* bit m: mutex m is a wwmutex */
+	bool wait_die;			/* wwclass wait-die (else wound-wait) */
 	int nasserts;			/* KTAP cases: nasserts + 1 */
 	char mutexes[SCN_MAX_MUTEXES][SCN_NAME_MAX];
 	char events[SCN_MAX_EVENTS][SCN_NAME_MAX];

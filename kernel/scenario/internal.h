@@ -1,7 +1,8 @@
 /*
- * internal.h - what the scenario parser's two halves share: lex.c (lines,
- * words, numbers, durations, names; the error) and parse.c (statements,
- * steps, the checks that need the whole script).
+ * internal.h - what the scenario parser's parts share: lex.c (lines,
+ * words, numbers, durations, names; the error), parse.c (statements,
+ * steps, the checks that need the whole script) and the parse half of
+ * ww.c (the wound/wait statements and steps).
  */
 #ifndef SCENARIO_INTERNAL_H
 #define SCENARIO_INTERNAL_H
@@ -29,6 +30,7 @@ struct parser {
 	struct scn_task *task;		/* inside `task ... end`, or NULL */
 	uint32_t held;			/* mutexes the task holds (bits) */
 	bool seen_cpus, seen_locking, seen_timeout, seen_expect, ended;
+	bool seen_wwclass;
 	int need_line, need_col;	/* `cpus N` above the online count */
 	bool need_failed;		/* ... and that was the only problem */
 	bool ev_marked[SCN_MAX_EVENTS];
@@ -57,4 +59,19 @@ int find_name(char (*names)[SCN_NAME_MAX], int n, const char *s);
 /* The next line into p->raw, p->buf and p->w; false at the end of the
  * script or on a bad line (too long, a byte that is not text). */
 bool next_line(struct parser *p);
+
+/* parse.c, for ww.c */
+/* Index of the mutex named by word @i, or -1 (error reported). */
+int mutex_index(struct parser *p, int i);
+/* A header statement (cpus, ...): before any task, once, one value. */
+bool header_once(struct parser *p, bool *seen);
+/* A new step of the current task, or NULL ("too many steps"). */
+struct scn_step *new_step(struct parser *p, int op);
+
+/* ww.c: `wwclass`, `wwlock M...`, `wwunlock`, `assert backoffs OP N`
+ * (word @i: OP, after st->num was given) */
+bool ww_stmt_class(struct parser *p);
+bool ww_step_lock(struct parser *p, int op);
+bool ww_step_unlock(struct parser *p, int op);
+bool ww_assert_backoffs(struct parser *p, struct scn_step *st, int i);
 #endif

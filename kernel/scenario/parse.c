@@ -33,7 +33,7 @@ static int find_task(struct scenario *s, const char *name)
 	return -1;
 }
 
-static int mutex_index(struct parser *p, int i)
+int mutex_index(struct parser *p, int i)
 {
 	const char *m = word(p, i);
 	int idx;
@@ -275,7 +275,7 @@ static bool class_header(struct parser *p, int i, struct scn_sched *sc,
 
 /* ---- Top-level statements ---------------------------------------------- */
 
-static bool header_once(struct parser *p, bool *seen)
+bool header_once(struct parser *p, bool *seen)
 {
 	if (p->s->ntasks)
 		return fail_at(p, col_of(p, 0),
@@ -359,7 +359,7 @@ static bool stmt_mutex(struct parser *p)
 	struct scenario *s = p->s;
 
 	if (p->nw < 2)
-		return fail_at(p, col_of(p, 1), "mutex needs a name");
+		return fail_at(p, col_of(p, 1), "%s needs a name", word(p, 0));
 	for (int i = 1; i < p->nw; i++) {
 		if (!name_ok(p, word(p, i), col_of(p, i)))
 			return false;
@@ -369,6 +369,8 @@ static bool stmt_mutex(struct parser *p)
 		if (s->nmutexes == SCN_MAX_MUTEXES)
 			return fail_at(p, col_of(p, i), "too many mutexes (at "
 				       "most %d)", SCN_MAX_MUTEXES);
+		if (word(p, 0)[0] == 'w')	/* wwmutex (ww.c) */
+			s->ww |= 1u << s->nmutexes;
 		strlcpy(s->mutexes[s->nmutexes++], word(p, i), SCN_NAME_MAX);
 	}
 	return true;
@@ -406,7 +408,7 @@ static bool stmt_task(struct parser *p)
 
 /* ---- Task steps -------------------------------------------------------- */
 
-static struct scn_step *new_step(struct parser *p, int op)
+struct scn_step *new_step(struct parser *p, int op)
 {
 	struct scn_task *t = p->task;
 	struct scn_step *st;
@@ -434,6 +436,9 @@ static bool step_lock(struct parser *p, int op)
 	if (m < 0)
 		return false;
 	name = p->s->mutexes[m];
+	if (p->s->ww & 1u << m)
+		return fail_at(p, col_of(p, 1), "'%s' is a wwmutex (use wwlock "
+			       "and wwunlock)", name);
 	if (op == SCN_TRYLOCK) {
 		const char *r = word(p, 2);
 
@@ -517,7 +522,7 @@ static bool step_set(struct parser *p)
 static bool step_assert(struct parser *p)
 {
 	static const char *const kinds = "class, prio, donor, cpu, happened, "
-					 "not happened, elapsed";
+					 "not happened, elapsed, backoffs";
 	const char *k = word(p, 1), *v;
 	struct scn_step *st;
 	long long n;
@@ -569,6 +574,8 @@ static bool step_assert(struct parser *p)
 		st->arg = event_index(p, i);
 		if (st->arg < 0)
 			return false;
+	} else if (strcmp(k, "backoffs") == 0) {
+		return ww_assert_backoffs(p, st, i);
 	} else if (strcmp(k, "elapsed") == 0) {
 		if (strcmp(v, "<") && strcmp(v, ">"))
 			return fail_at(p, col_of(p, i), "expected '<' or '>' "
@@ -614,10 +621,13 @@ static const struct {
 	{ "sleep", SCN_SLEEP, step_duration },
 	{ "mark", SCN_MARK, step_event },
 	{ "wait", SCN_WAIT, step_event },
+	{ "wwlock", SCN_WWLOCK, ww_step_lock },
+	{ "wwunlock", SCN_WWUNLOCK, ww_step_unlock },
 };
 
 static const char *const top_keywords[] = {
 	"scenario", "cpus", "locking", "timeout", "expect", "mutex", "task",
+	"wwmutex", "wwclass",
 };
 
 static bool task_line(struct parser *p)
@@ -673,8 +683,10 @@ static bool top_line(struct parser *p)
 		return stmt_timeout(p);
 	if (strcmp(kw, "expect") == 0)
 		return stmt_expect(p);
-	if (strcmp(kw, "mutex") == 0)
+	if (strcmp(kw, "mutex") == 0 || strcmp(kw, "wwmutex") == 0)
 		return stmt_mutex(p);
+	if (strcmp(kw, "wwclass") == 0)
+		return ww_stmt_class(p);
 	if (strcmp(kw, "task") == 0)
 		return stmt_task(p);
 	if (strcmp(kw, "end") == 0) {

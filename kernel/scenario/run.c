@@ -23,53 +23,16 @@
  * SKIP at the end, and the final case says whether the scenario ended
  * the way its `expect` said.
  */
-#include "scenario.h"
+#include "run.h"
 #include "cpu.h"
 #include "mm.h"
-#include "mutex.h"
 #include "timer.h"
 #include "trace.h"
 #include "../sched/proxy.h"
 #include <printf.h>
 #include <string.h>
 
-#define SCN_GRACE_NS (20 * NSEC_PER_MSEC)
 #define SCN_STOP_NS (2 * NSEC_PER_SEC)	/* to end once told to stop */
-
-struct scn_run;
-
-/* One task of the running scenario. */
-struct scn_trun {
-	struct scn_run *run;
-	const struct scn_task *st;
-	struct task *task;		/* set by thread_spawn before it runs */
-	int step;			/* the step it is at (for reports) */
-	int waiting;			/* mutex it blocks on, or -1 */
-	int wait_event;			/* event it waits for, or -1 */
-	int held[SCN_MAX_MUTEXES];	/* in locking order */
-	int nheld;
-	bool started;			/* past its start time */
-	bool finished;			/* ran every step */
-	bool ended;			/* its thread is about to exit */
-};
-
-struct scn_run {
-	const struct scenario *s;
-	uint64_t t0, deadline;
-	int go;				/* t0 is set: tasks may start */
-	int abort;			/* stop now: time is up or an error */
-	uint32_t events;		/* atomic: bit e = event e happened */
-	int nleft;			/* atomic: tasks not yet ended */
-	int failed;			/* atomic: assertions that failed */
-	int errors;			/* atomic: steps the kernel refused */
-	uint64_t reported[(SCN_MAX_TASKS * SCN_MAX_STEPS + 63) / 64];
-	spinlock_t out_lock;		/* a result and its diagnostic */
-	struct task *controller;
-	bool quiet;			/* inside a ktest case: diagnostics */
-	int ntasks;			/* created */
-	struct mutex mx[SCN_MAX_MUTEXES];
-	struct scn_trun tr[SCN_MAX_TASKS];
-};
 
 static int scn_busy;			/* atomic: a scenario runs */
 
@@ -103,12 +66,14 @@ static const char *const op_names[] = {
 	[SCN_TRYLOCK] = "trylock", [SCN_COMPUTE] = "compute",
 	[SCN_SLEEP] = "sleep", [SCN_YIELD] = "yield", [SCN_SET] = "set",
 	[SCN_PRINT] = "print", [SCN_MARK] = "mark", [SCN_WAIT] = "wait",
+	[SCN_WWLOCK] = "wwlock", [SCN_WWUNLOCK] = "wwunlock",
 	[SCN_A_CLASS] = "assert class", [SCN_A_PRIO] = "assert prio",
 	[SCN_A_DONOR] = "assert donor", [SCN_A_CPU] = "assert cpu",
 	[SCN_A_HAPPENED] = "assert happened",
 	[SCN_A_NOT_HAPPENED] = "assert not happened",
 	[SCN_A_ELAPSED_LT] = "assert elapsed <",
 	[SCN_A_ELAPSED_GT] = "assert elapsed >",
+	[SCN_A_BACKOFFS] = "assert backoffs",
 };
 
 /* Execution time of the caller, including the stretch now running. */
@@ -212,6 +177,10 @@ static void case_name(const struct scn_trun *tr, const struct scn_step *st,
 			 st->op == SCN_A_HAPPENED ? "" : "not_",
 			 s->events[st->arg]);
 		break;
+	case SCN_A_BACKOFFS:
+		snprintf(b, len, "backoffs_%s_%d", ww_cmp_names[st->ns],
+			 st->arg);
+		break;
 	default:
 		snprintf(b, len, "elapsed_%s",
 			 st->op == SCN_A_ELAPSED_LT ? "lt" : "gt");
@@ -219,8 +188,8 @@ static void case_name(const struct scn_trun *tr, const struct scn_step *st,
 }
 
 /* One assertion's KTAP line, its diagnostic (if it failed) just above. */
-static void report(struct scn_trun *tr, const struct scn_step *st, bool ok,
-		   const char *why)
+void report(struct scn_trun *tr, const struct scn_step *st, bool ok,
+	    const char *why)
 {
 	struct scn_run *r = tr->run;
 	unsigned long flags;
@@ -240,7 +209,7 @@ static void report(struct scn_trun *tr, const struct scn_step *st, bool ok,
 }
 
 /* A `print`, `mark` or run-time error line, stamped with time and task. */
-static void say(struct scn_trun *tr, const char *what, const char *text)
+void say(struct scn_trun *tr, const char *what, const char *text)
 {
 	uint64_t t = since_t0(tr->run);
 
@@ -346,12 +315,12 @@ static void check(struct scn_trun *tr, const struct scn_step *st)
 
 /* ---- Steps ------------------------------------------------------------ */
 
-static void held_push(struct scn_trun *tr, int m)
+void held_push(struct scn_trun *tr, int m)
 {
 	tr->held[tr->nheld++] = m;
 }
 
-static void held_drop(struct scn_trun *tr, int m)
+void held_drop(struct scn_trun *tr, int m)
 {
 	for (int i = 0; i < tr->nheld; i++) {
 		if (tr->held[i] == m) {
@@ -466,6 +435,14 @@ static bool do_step(struct scn_trun *tr, const struct scn_step *st)
 		scn_sleep(r, 0, event_happened, st->arg, true);
 		WRITE_ONCE(tr->wait_event, -1);
 		return true;
+	case SCN_WWLOCK:
+		return ww_run_lock(tr, st);
+	case SCN_WWUNLOCK:
+		ww_run_unlock(tr);
+		return true;
+	case SCN_A_BACKOFFS:
+		ww_check_backoffs(tr, st);
+		return true;
 	default:
 		check(tr, st);
 		return true;
@@ -489,6 +466,8 @@ static void task_main(void *arg)
 			break;
 	}
 	tr->finished = i == t->nsteps;
+	if (tr->nww)			/* stopped inside a ww context */
+		ww_run_unlock(tr);
 	while (tr->nheld)		/* stopped early: newest first */
 		mutex_unlock(&r->mx[tr->held[--tr->nheld]]);
 	WRITE_ONCE(tr->ended, true);
@@ -501,7 +480,7 @@ static void task_main(void *arg)
 /* Who holds mutex @m, as a task index, or -1. */
 static int holder(struct scn_run *r, int m)
 {
-	struct task *o = mutex_owner(&r->mx[m]);
+	struct task *o = mutex_owner(scn_mutex(r, m));
 
 	for (int i = 0; i < r->ntasks; i++)
 		if (o && r->tr[i].task == o)
@@ -631,8 +610,14 @@ static bool setup(struct scn_run *r, struct sched_attr *saved, int *mode)
 			return false;
 		}
 	}
-	for (int m = 0; m < s->nmutexes; m++)
-		mutex_init(&r->mx[m], s->mutexes[m]);
+	r->wwclass = (struct ww_class){ .is_wait_die = s->wait_die,
+					.name = s->name };
+	for (int m = 0; m < s->nmutexes; m++) {
+		if (s->ww & 1u << m)
+			ww_mutex_init(&r->ww[m], &r->wwclass, s->mutexes[m]);
+		else
+			mutex_init(&r->mx[m], s->mutexes[m]);
+	}
 	sched_getattr(current(), saved);
 	sched_setattr(current(), &top);
 	return true;

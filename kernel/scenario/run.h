@@ -1,0 +1,77 @@
+/*
+ * run.h - what a running scenario is, shared by run.c (threads, steps,
+ * results, stopping) and the run half of ww.c (the wound/wait steps).
+ */
+#ifndef SCENARIO_RUN_H
+#define SCENARIO_RUN_H
+#include "scenario.h"
+#include "mutex.h"
+#include "ww_mutex.h"
+
+#define SCN_GRACE_NS (20 * NSEC_PER_MSEC)
+
+struct scn_run;
+
+/* One task of the running scenario. */
+struct scn_trun {
+	struct scn_run *run;
+	const struct scn_task *st;
+	struct task *task;		/* set by thread_spawn before it runs */
+	int step;			/* the step it is at (for reports) */
+	int waiting;			/* mutex it blocks on, or -1 */
+	int wait_event;			/* event it waits for, or -1 */
+	int held[SCN_MAX_MUTEXES];	/* in locking order */
+	int nheld;
+	bool started;			/* past its start time */
+	bool finished;			/* ran every step */
+	bool ended;			/* its thread is about to exit */
+	/* ww.c: the open acquire context (nww > 0) and what it covers */
+	struct ww_acquire_ctx ctx;
+	uint8_t wwset[SCN_MAX_MUTEXES];	/* in wwlock order */
+	int nww;
+	int backoffs;			/* -EDEADLK answers, all contexts */
+};
+
+struct scn_run {
+	const struct scenario *s;
+	uint64_t t0, deadline;
+	int go;				/* t0 is set: tasks may start */
+	int abort;			/* stop now: time is up or an error */
+	uint32_t events;		/* atomic: bit e = event e happened */
+	int nleft;			/* atomic: tasks not yet ended */
+	int failed;			/* atomic: assertions that failed */
+	int errors;			/* atomic: steps the kernel refused */
+	uint64_t reported[(SCN_MAX_TASKS * SCN_MAX_STEPS + 63) / 64];
+	spinlock_t out_lock;		/* a result and its diagnostic */
+	struct task *controller;
+	bool quiet;			/* inside a ktest case: diagnostics */
+	int ntasks;			/* created */
+	struct ww_class wwclass;	/* of every wwmutex of the scenario */
+	struct mutex mx[SCN_MAX_MUTEXES];	/* the plain ones */
+	struct ww_mutex ww[SCN_MAX_MUTEXES];	/* bit m of s->ww set */
+	struct scn_trun tr[SCN_MAX_TASKS];
+};
+
+/* The struct mutex behind scenario mutex @m, whichever its kind. */
+static inline struct mutex *scn_mutex(struct scn_run *r, int m)
+{
+	return r->s->ww & 1u << m ? &r->ww[m].base : &r->mx[m];
+}
+
+/* run.c */
+/* One assertion's KTAP line, its diagnostic (if it failed) above it. */
+void report(struct scn_trun *tr, const struct scn_step *st, bool ok,
+	    const char *why);
+/* "# <ms> ms TASK: <what><text>" */
+void say(struct scn_trun *tr, const char *what, const char *text);
+void held_push(struct scn_trun *tr, int m);
+void held_drop(struct scn_trun *tr, int m);
+
+/* ww.c */
+extern const char *const ww_cmp_names[];	/* "eq", "lt", ... */
+/* A wwlock step; false if it was stopped (holding nothing of it). */
+bool ww_run_lock(struct scn_trun *tr, const struct scn_step *st);
+/* Release every wwmutex of the task's context and end the context. */
+void ww_run_unlock(struct scn_trun *tr);
+void ww_check_backoffs(struct scn_trun *tr, const struct scn_step *st);
+#endif
