@@ -114,7 +114,7 @@ class Boot:
         self.extra = []             # extra QEMU options (icount)
         self.also = []              # crash: regexes the whole log must match
         self.want_suites = []       # subtests that must have run (module)
-        self.module = None          # grub: file loaded as multiboot2 module
+        self.module = None          # grub/uboot: boot module / initrd file
 
     def file_base(self):
         """build/test-logs/x86_64-smp4-grub: stem of this boot's files."""
@@ -139,7 +139,8 @@ class Boot:
         elif self.method == "uboot":
             outdir = self.file_base() + ".uboot"
             run_tool(["sh", "arch/riscv64/mkuboot.sh",
-                      BUILD_ROOT + "/riscv64/Image", outdir, self.cmdline])
+                      BUILD_ROOT + "/riscv64/Image", outdir, self.cmdline]
+                     + ([self.module] if self.module else []))
             argv = qemu_riscv_uboot(self.cpus, outdir)
         else:
             raise ValueError(self.method)
@@ -268,8 +269,10 @@ def scenario_matrix(arches, cpu_counts):
 
 
 # The live check of the lab tools (tests/lab/, docs/lab-tools.md): a
-# scenario booted the way `make lab` boots it (x86_64: through GRUB with
-# the script as a multiboot2 module; riscv64: -initrd) with trace=dump.
+# scenario booted from a boot module with trace=dump, x86_64 through GRUB
+# (the script as a multiboot2 module, as `make lab` boots it), riscv64
+# through U-Boot (booti with the script as the initrd, as on a board; or
+# with QEMU's -initrd, as `make lab` does, where U-Boot is missing).
 # Its KTAP is judged like a test boot's; then its trace must convert to
 # Perfetto JSON and an SVG timeline that tests/lab/validate.py accepts
 # (every begin has its end, timestamps ordered per CPU, one lane per
@@ -286,6 +289,10 @@ def lab_matrix(arches):
         if arch == "x86_64":
             b = Boot(arch, LAB_CPUS, "grub", cmdline,
                      "%s/smp%d-lab" % (arch, LAB_CPUS), "lab")
+            b.module = LAB_SCENARIO
+        elif uboot_available():
+            b = Boot(arch, LAB_CPUS, "uboot", cmdline,
+                     "%s/smp%d-lab-uboot" % (arch, LAB_CPUS), "lab")
             b.module = LAB_SCENARIO
         else:
             b = Boot(arch, LAB_CPUS, "kernel", cmdline,
