@@ -28,7 +28,6 @@
 
 #define ROUNDS 7
 #define ITERS 10000
-#define PINGPONG_ITERS 1000
 
 /* Median cost of one call of @fn(a, b), ITERS per round. */
 static uint64_t per_call(void (*fn)(struct task *a, struct task *b),
@@ -97,66 +96,6 @@ static void call_mutex_pair(struct task *a, struct task *b)
 
 /* ---- Yield ping-pong, as ctx_switch (benches.c) ---------------------- */
 
-struct pingpong {
-	volatile int stop;
-	volatile unsigned long b_runs;
-	uint64_t cycles;
-	unsigned long round_trips;
-};
-
-static void pong(void *arg)
-{
-	struct pingpong *p = arg;
-
-	while (!p->stop) {
-		p->b_runs++;
-		yield();
-	}
-}
-
-static void ping(void *arg)
-{
-	struct pingpong *p = arg;
-	unsigned long b0;
-	uint64_t t0;
-
-	while (p->b_runs == 0)
-		yield();
-	b0 = p->b_runs;
-	t0 = arch_cycles();
-	for (int i = 0; i < PINGPONG_ITERS; i++)
-		yield();
-	p->cycles = arch_cycles() - t0;
-	p->round_trips = p->b_runs - b0;
-	p->stop = 1;
-}
-
-/* Median cost of one voluntary switch on this CPU; 0 on failure. */
-static uint64_t switch_cost(void)
-{
-	int cpu = smp_processor_id();
-	uint64_t v[ROUNDS];
-
-	for (int r = 0; r < ROUNDS; r++) {
-		struct pingpong p = { 0 };
-		struct task *b = thread_create("trace-pong", pong, &p, cpu);
-		struct task *a = thread_create("trace-ping", ping, &p, cpu);
-
-		if (!a || !b) {
-			p.stop = 1;
-			if (a)
-				thread_join(a);
-			if (b)
-				thread_join(b);
-			return 0;
-		}
-		thread_join(a);
-		thread_join(b);
-		v[r] = p.cycles / (2 * (p.round_trips ? p.round_trips : 1));
-	}
-	return bench_median(v, ROUNDS);
-}
-
 static void bench_trace_event(void)
 {
 	struct task *self = current();
@@ -169,11 +108,11 @@ static void bench_trace_event(void)
 	trace_set_enabled(true);
 	sw = per_call(call_switch_record, self, idle);
 	acq = per_call(call_acquire_record, self, idle);
-	sw_on = switch_cost();
+	sw_on = bench_switch_cost(NULL);
 	mp_on = per_call(call_mutex_pair, self, idle);
 	trace_set_enabled(false);
 	hook_off = per_call(call_switch_hook, self, idle);
-	sw_off = switch_cost();
+	sw_off = bench_switch_cost(NULL);
 	mp_off = per_call(call_mutex_pair, self, idle);
 	trace_set_enabled(was_on);	/* bench boots run with trace=off */
 	trace_reset();

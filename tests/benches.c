@@ -63,12 +63,17 @@ static void pingpong_a(void *arg)
 	p->stop = 1;
 }
 
-static void bench_ctx_switch(void)
+/*
+ * Median cost of one voluntary switch on this CPU (ROUNDS rounds of
+ * PINGPONG_ITERS round trips); 0 if the threads cannot be made.
+ * *@all_switched: false if some yields did not switch.  bench_trace.c
+ * uses it too, with the trace on and off.
+ */
+uint64_t bench_switch_cost(bool *all_switched)
 {
 	int cpu = smp_processor_id();
 	uint64_t per_switch[ROUNDS];
 	unsigned long min_trips = PINGPONG_ITERS;
-	char detail[128];
 
 	for (int r = 0; r < ROUNDS; r++) {
 		struct pingpong p = { 0 };
@@ -77,13 +82,12 @@ static void bench_ctx_switch(void)
 		b = thread_create("bench-pong", pingpong_b, &p, cpu);
 		a = thread_create("bench-ping", pingpong_a, &p, cpu);
 		if (!a || !b) {
-			printk("# bench ctx_switch: thread_create failed\n");
 			p.stop = 1;
 			if (a)
 				thread_join(a);
 			if (b)
 				thread_join(b);
-			return;
+			return 0;
 		}
 		thread_join(a);
 		thread_join(b);
@@ -91,11 +95,26 @@ static void bench_ctx_switch(void)
 			min_trips = p.round_trips;
 		per_switch[r] = p.cycles / (2 * (p.round_trips ? p.round_trips : 1));
 	}
+	if (all_switched)
+		*all_switched = min_trips == PINGPONG_ITERS;
+	return bench_median(per_switch, ROUNDS);
+}
+
+static void bench_ctx_switch(void)
+{
+	bool all;
+	uint64_t cost = bench_switch_cost(&all);
+	char detail[128];
+
+	if (!cost) {
+		printk("# bench ctx_switch: thread_create failed\n");
+		return;
+	}
 	snprintf(detail, sizeof(detail),
 		 "per switch, yield ping-pong on cpu%d, median of %d x %d "
-		 "round trips%s", cpu, ROUNDS, PINGPONG_ITERS,
-		 min_trips < PINGPONG_ITERS ? ", some yields did not switch" : "");
-	bench_report("ctx_switch", bench_median(per_switch, ROUNDS), NULL, detail);
+		 "round trips%s", smp_processor_id(), ROUNDS, PINGPONG_ITERS,
+		 all ? "" : ", some yields did not switch");
+	bench_report("ctx_switch", cost, NULL, detail);
 }
 BENCH(ctx_switch, "voluntary context switch between two threads on one CPU",
       bench_ctx_switch);

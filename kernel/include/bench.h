@@ -26,6 +26,9 @@ void bench_report(const char *name, uint64_t value, const char *unit,
 		  const char *detail);
 /* Median of @n samples (sorts @v in place). */
 uint64_t bench_median(uint64_t *v, int n);
+/* Median cycles of one voluntary switch between two threads on this CPU
+ * (tests/benches.c); 0 on failure. */
+uint64_t bench_switch_cost(bool *all_switched);
 /* Run the named benchmarks (none: all); returns -ENOENT for an unknown
  * name (after printing which). */
 int bench_run(const char *const *names, int n);
