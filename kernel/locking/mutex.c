@@ -2,13 +2,14 @@
  * mutex.c - sleeping mutexes (the shape of Linux's kernel/locking/mutex.c).
  *
  * The owner word, its flags and the lock order are described once, in
- * kernel/include/mutex.h.  This file has, in order:
+ * kernel/include/mutex.h; the blocked_on helpers and the wake queue are
+ * in blocked_on.c.  This file has, in order:
  *
- *   - the blocked_on helpers and the wake queue;
  *   - the fast paths: one compare-and-swap each way;
  *   - optimistic spinning while the owner runs;
  *   - the slow path: a FIFO waiter under wait_lock, sleeping, timeouts,
- *     handoff to the first waiter when spinners keep stealing;
+ *     handoff to the first waiter when spinners keep stealing (it spins
+ *     for the handoff while the owner runs);
  *   - unlock's slow path: release or hand off, then wake;
  *   - priority inheritance walks (inherit mode only);
  *   - misuse reports, the exit check and the locking mode.
@@ -101,96 +102,6 @@ static void __noreturn mutex_misuse(const struct mutex *m, struct task *curr,
 {
 	panic("mutex '%s': %s (task %s, owner %s)", m->name, what,
 	      curr ? curr->name : "?", owner_name(m));
-}
-
-/* ---- blocked_on ------------------------------------------------------ */
-
-void set_task_blocked_on(struct task *p, struct mutex *m)
-{
-	struct mutex *old;
-
-	spin_lock_raw(&p->blocked_lock);
-	old = p->blocked_on;
-	if (old && old != PROXY_WAKING && old != m)
-		panic("task %s: blocks on mutex '%s' while blocked on '%s'",
-		      p->name, m->name, old->name);
-	if (!old)
-		__atomic_add_fetch(&mutex_nr_blocked, 1, __ATOMIC_SEQ_CST);
-	WRITE_ONCE(p->blocked_on, m);
-	spin_unlock_raw(&p->blocked_lock);
-}
-
-void clear_task_blocked_on(struct task *p, struct mutex *m)
-{
-	struct mutex *old;
-
-	spin_lock_raw(&p->blocked_lock);
-	old = p->blocked_on;
-	if (old && old != PROXY_WAKING && old != m)
-		panic("task %s: stops waiting for mutex '%s' but waits on '%s'",
-		      p->name, m ? m->name : "?", old->name);
-	if (old)
-		__atomic_sub_fetch(&mutex_nr_blocked, 1, __ATOMIC_SEQ_CST);
-	WRITE_ONCE(p->blocked_on, NULL);
-	spin_unlock_raw(&p->blocked_lock);
-}
-
-bool set_task_blocked_on_waking(struct task *p, struct mutex *m)
-{
-	struct mutex *old;
-	bool marked = false;
-
-	spin_lock_raw(&p->blocked_lock);
-	old = p->blocked_on;
-	if (old && old != PROXY_WAKING && (!m || old == m)) {
-		WRITE_ONCE(p->blocked_on, PROXY_WAKING);
-		marked = true;
-	}
-	spin_unlock_raw(&p->blocked_lock);
-	return marked;
-}
-
-struct mutex *get_task_blocked_on(struct task *p)
-{
-	unsigned long flags = spin_lock(&p->blocked_lock);
-	struct mutex *m = p->blocked_on;
-
-	spin_unlock(&p->blocked_lock, flags);
-	return m;
-}
-
-/* ---- Wake queue ------------------------------------------------------ */
-
-bool wake_q_add(struct wake_q *q, struct task *p, int *pin)
-{
-	for (int i = 0; i < q->n; i++)
-		if (q->e[i].task == p)
-			return true;		/* one wakeup is enough */
-	if (q->n == WAKE_Q_MAX)
-		return false;
-	__atomic_add_fetch(pin, 1, __ATOMIC_SEQ_CST);
-	q->e[q->n].task = p;
-	q->e[q->n].pin = pin;
-	q->n++;
-	return true;
-}
-
-void wake_q_unlock(struct wake_q *q, spinlock_t *l, unsigned long flags)
-{
-	if (!q->n) {
-		spin_unlock(l, flags);
-		return;
-	}
-	/* Not preempted between dropping @l and the last unpin: the woken
-	 * tasks wait for their pins (see struct wake_q). */
-	preempt_disable();
-	spin_unlock(l, flags);
-	for (int i = 0; i < q->n; i++) {
-		wake_up(q->e[i].task);
-		__atomic_sub_fetch(q->e[i].pin, 1, __ATOMIC_RELEASE);
-	}
-	q->n = 0;
-	preempt_enable();
 }
 
 /* The waiter's side of a pin: wait until no waker still holds it. */
@@ -528,6 +439,18 @@ static bool mutex_prepare_sleep(struct task *curr, struct mutex *m)
 	return marked;
 }
 
+/* wait_lock held: the first waiter is about to spin for its handoff:
+ * it runs again, as a woken waiter (PROXY_WAKING); the next
+ * mutex_prepare_sleep() makes it a sleeping one again. */
+static void mutex_prepare_spin(struct task *curr, struct mutex *m)
+{
+	spin_lock_raw(&curr->blocked_lock);
+	if (curr->blocked_on == m)
+		WRITE_ONCE(curr->blocked_on, PROXY_WAKING);
+	WRITE_ONCE(curr->state, TASK_RUNNING);
+	spin_unlock_raw(&curr->blocked_lock);
+}
+
 int __mutex_lock_slowpath(struct mutex *m, uint64_t timeout_ns,
 			  struct ww_acquire_ctx *ww_ctx)
 {
@@ -538,7 +461,7 @@ int __mutex_lock_slowpath(struct mutex *m, uint64_t timeout_ns,
 	struct mutex_timeout to = { .w = &w };
 	struct wake_q q = WAKE_Q_INIT;
 	uint64_t deadline = timeout_ns ? clock_ns() + timeout_ns : 0;
-	bool woken = false, walked = false;
+	bool woken = false, walked = false, spun = false;
 	unsigned long flags;
 	int ret = 0;
 
@@ -587,7 +510,7 @@ int __mutex_lock_slowpath(struct mutex *m, uint64_t timeout_ns,
 	}
 
 	for (;;) {
-		bool first;
+		bool first, spin;
 
 		woken |= mutex_prepare_sleep(curr, m);
 		if (__mutex_trylock(m, curr, TRACE_ACQ_WAIT))
@@ -599,26 +522,36 @@ int __mutex_lock_slowpath(struct mutex *m, uint64_t timeout_ns,
 			break;
 		}
 		/* Woken as the first waiter but a spinner got there first:
-		 * ask for the next unlock to hand the lock to us. */
+		 * ask for the next unlock to hand the lock to us ... */
 		first = woken && m->wait_list.next == &w.list;
 		if (first)
 			__atomic_or_fetch(&m->owner, MUTEX_FLAG_HANDOFF,
 					  __ATOMIC_SEQ_CST);
+		/* ... and wait for it spinning while the owner runs, once per
+		 * wakeup.  Meanwhile we are a woken waiter again (running,
+		 * PROXY_WAKING), so no chain can take us for a blocked task
+		 * (the pick would lend us elsewhere).  Only holding no mutex:
+		 * then no chain runs through us, and no inherit walk stops at
+		 * us. */
+		spin = first && !spun && !ww_ctx &&
+		       list_empty(&curr->held_mutexes);
+		if (spin)
+			mutex_prepare_spin(curr, m);
 		wake_q_unlock(&q, &m->wait_lock, flags);
 		if (inherit && !walked) {
 			pi_walk_from(m);	/* the owner inherits from us */
 			walked = true;
 		}
-		/* ... and wait for it spinning while the owner runs.  We are
-		 * TASK_SLEEPING and blocked on m meanwhile, as between any
-		 * look and schedule(): preempted, we stay queued (a donor
-		 * under proxy execution); a wakeup makes schedule() return
-		 * at once.  Holding m so, we are our chain's end (proxy.c). */
-		if (first && !ww_ctx && mutex_optimistic_spin(m, curr, true)) {
+		if (spin) {
+			spun = true;
+			spin = mutex_optimistic_spin(m, curr, true);
 			flags = spin_lock(&m->wait_lock);
-			break;
+			if (spin)
+				break;
+			continue;	/* look again, then sleep */
 		}
 		schedule();
+		spun = false;
 		flags = spin_lock(&m->wait_lock);
 	}
 	WRITE_ONCE(curr->state, TASK_RUNNING);
