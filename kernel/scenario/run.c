@@ -88,6 +88,28 @@ static uint64_t exec_ns(struct task *self)
 	return ns;
 }
 
+/*
+ * `compute D`: burn D of the caller's own execution time.  It counts at
+ * most COMPUTE_LOOK_NS between two looks at the clock: a host that
+ * stops the vCPU for milliseconds (a busy machine) would otherwise count
+ * as computing, and a section meant to outlast a budget or a tick could
+ * end inside one stall, before the kernel had a chance to act.
+ */
+#define COMPUTE_LOOK_NS (100 * NSEC_PER_USEC)
+
+static void compute(struct scn_run *r, struct task *self, uint64_t ns)
+{
+	uint64_t done = 0, last = exec_ns(self);
+
+	while (done < ns && !READ_ONCE(r->abort)) {
+		uint64_t now = exec_ns(self);
+
+		done += MIN(now - last, COMPUTE_LOOK_NS);
+		last = now;
+		arch_cpu_relax();
+	}
+}
+
 static uint64_t since_t0(struct scn_run *r)
 {
 	return clock_ns() - READ_ONCE(r->t0);
@@ -399,7 +421,6 @@ static bool do_step(struct scn_trun *tr, const struct scn_step *st)
 {
 	struct scn_run *r = tr->run;
 	struct task *self = current();
-	uint64_t end;
 
 	switch (st->op) {
 	case SCN_LOCK:
@@ -411,9 +432,7 @@ static bool do_step(struct scn_trun *tr, const struct scn_step *st)
 	case SCN_TRYLOCK:
 		return step_trylock(tr, st);
 	case SCN_COMPUTE:
-		end = exec_ns(self) + st->ns;
-		while (exec_ns(self) < end && !READ_ONCE(r->abort))
-			arch_cpu_relax();
+		compute(r, self, st->ns);
 		return true;
 	case SCN_SLEEP:
 		scn_sleep(r, clock_ns() + st->ns, NULL, 0, true);
