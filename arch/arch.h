@@ -41,9 +41,9 @@ struct boot_info;
  *   static inline void arch_irq_enable(void)
  *   static inline void arch_irq_disable(void)
  *   static inline bool arch_irqs_enabled(void)
- *   static inline void arch_cpu_relax(void)      pause hint in spin loops (under
- *                                                qemu -icount it must give up
- *                                                the vCPU's turn: riscv64 halts)
+ *   static inline void arch_cpu_relax(void)      pause hint in spin loops
+ *                                                (under qemu -icount it must
+ *                                                end the vCPU's turn)
  *   static inline uint64_t arch_cycles(void)     raw cycle/time counter
  *                                                (rdtsc / rdcycle) for benches
  *   static inline uint64_t arch_clock_raw(void)  the counter arch_clock_ns()
