@@ -24,7 +24,7 @@ struct stop_work {
 	int (*fn)(void *);
 	void *arg;
 	int ret;
-	int done;			/* release-stored when ret is valid */
+	int done;			/* release-stored: WORK_* below */
 	struct task *waiter;
 };
 
@@ -35,6 +35,19 @@ struct stopper {
 };
 
 static struct stopper stoppers[NR_CPUS];
+
+/*
+ * stop_work.done.  The stopper sets WORK_RAN (ret is valid) before it
+ * wakes the waiter, so that a waiter looking just then does not sleep
+ * for good; then WORK_DONE once the wakeup is over.  The waiter returns
+ * only on WORK_DONE: seeing WORK_RAN while it was still running, it
+ * could otherwise return, exit and be freed before the stopper's
+ * wake_up() took its pi_lock (a write after free, seen by
+ * proxy_chains.owner_leaves_while_chain_moves, whose owner moves itself
+ * and exits).
+ */
+#define WORK_RAN	1
+#define WORK_DONE	2
 
 /* ---- The class: one task per CPU, rq->stop, queued or not ---------- */
 
@@ -108,13 +121,10 @@ static void stopper_thread(void *arg)
 		}
 		WRITE_ONCE(current()->state, TASK_RUNNING);
 		w->ret = w->fn(w->arg);
-		{
-			struct task *waiter = w->waiter;
-
-			/* After done is set, w (on the waiter's stack) may go. */
-			smp_store_release(&w->done, 1);
-			wake_up(waiter);
-		}
+		smp_store_release(&w->done, WORK_RAN);
+		wake_up(w->waiter);
+		/* From here w (on the waiter's stack) and the waiter may go. */
+		smp_store_release(&w->done, WORK_DONE);
 	}
 }
 
@@ -140,6 +150,9 @@ static void wait_work(struct stop_work *w)
 		schedule();
 	}
 	WRITE_ONCE(self->state, TASK_RUNNING);
+	/* The stopper is in our wakeup, or just past it: a few steps. */
+	while (smp_load_acquire(&w->done) != WORK_DONE)
+		arch_cpu_relax();
 }
 
 int stop_one_cpu(int cpu, int (*fn)(void *), void *arg)
