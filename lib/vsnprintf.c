@@ -1,7 +1,8 @@
 /*
  * vsnprintf.c - the one formatter behind printk and snprintf.
- * Supports %d %i %u %x %X %p %s %c %% with flags '-' '0', a width, a
- * precision (for %s), and the length modifiers l, ll, z.
+ * Supports %d %i %u %x %X %p %s %c %% with flags '-' '0' '#' (0x before
+ * a non-zero %x), a width, a precision (for %s), and the length
+ * modifiers l, ll, z.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -35,24 +36,28 @@ static void put_padded(struct out *o, const char *s, size_t n, int width,
 			put(o, ' ');
 }
 
+/* @prefix: "-", "0x", "0X" or "": before the zeros of a '0' pad, after
+ * the spaces of another. */
 static void put_num(struct out *o, unsigned long long v, unsigned base,
-		    bool neg, bool upper, int width, bool left, char pad)
+		    const char *prefix, bool upper, int width, bool left,
+		    char pad)
 {
 	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
-	char tmp[24];
+	int plen = (int)strlen(prefix);
+	char tmp[26];
 	int i = sizeof(tmp);
 
 	do {
 		tmp[--i] = digits[v % base];
 		v /= base;
 	} while (v);
-	if (neg) {
-		if (pad == '0') {	/* sign goes before the zeros */
-			put(o, '-');
-			width--;
-		} else {
-			tmp[--i] = '-';
-		}
+	if (pad == '0') {
+		while (*prefix)
+			put(o, *prefix++);
+		width -= plen;
+	} else {
+		while (plen > 0)
+			tmp[--i] = prefix[--plen];
 	}
 	put_padded(o, tmp + i, sizeof(tmp) - i, width, left, pad);
 }
@@ -62,7 +67,7 @@ int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 	struct out o = { buf, size, 0 };
 
 	for (; *fmt; fmt++) {
-		bool left = false;
+		bool left = false, alt = false;
 		char pad = ' ';
 		int width = 0, prec = -1, lng = 0;
 
@@ -74,6 +79,8 @@ int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 		for (;; fmt++) {
 			if (*fmt == '-')
 				left = true;
+			else if (*fmt == '#')
+				alt = true;
 			else if (*fmt == '0')
 				pad = '0';
 			else
@@ -105,7 +112,7 @@ int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 			bool neg = v < 0;
 
 			put_num(&o, neg ? -(unsigned long long)v : (unsigned long long)v,
-				10, neg, false, width, left, pad);
+				10, neg ? "-" : "", false, width, left, pad);
 			break;
 		}
 		case 'u':
@@ -114,14 +121,17 @@ int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 			unsigned long long v = lng ? va_arg(ap, unsigned long long)
 						   : va_arg(ap, unsigned int);
 
-			put_num(&o, v, *fmt == 'u' ? 10 : 16, false, *fmt == 'X',
+			const char *prefix = !alt || !v || *fmt == 'u' ? "" :
+					     *fmt == 'x' ? "0x" : "0X";
+
+			put_num(&o, v, *fmt == 'u' ? 10 : 16, prefix, *fmt == 'X',
 				width, left, pad);
 			break;
 		}
 		case 'p':
 			put(&o, '0');
 			put(&o, 'x');
-			put_num(&o, (uintptr_t)va_arg(ap, void *), 16, false, false,
+			put_num(&o, (uintptr_t)va_arg(ap, void *), 16, "", false,
 				width ? width : 16, left, '0');
 			break;
 		case 's': {
