@@ -221,11 +221,8 @@ static void deadline_chain_pushed(struct ktest *t)
 	const struct sched_attr hog = {
 		.policy = SCHED_DEADLINE, .dl_runtime = 30 * MS,
 		.dl_deadline = 60 * MS, .dl_period = 200 * MS };
-	/* D's budget pays for O's wait to be pushed and its 10 ms
-	 * section: six times that, so that a host stalling the vCPU does
-	 * not throttle D (then O would run without D's context). */
 	const struct sched_attr dl = {
-		.policy = SCHED_DEADLINE, .dl_runtime = 60 * MS,
+		.policy = SCHED_DEADLINE, .dl_runtime = 20 * MS,
 		.dl_deadline = 200 * MS, .dl_period = 200 * MS };
 	unsigned long moves0;
 	struct task *o, *d, *h;
