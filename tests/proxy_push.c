@@ -45,6 +45,7 @@ static struct pp {
 	/* what O saw in its section */
 	int o_cpu;
 	bool lost_donor, moved_in_cs;
+	uint64_t cs_ns;			/* O's section if not CS */
 	uint64_t hog_b0, hog_b1;
 	bool hog_a_was_done;		/* when O's section began */
 	unsigned long d_migr0, d_migr1, o_migr0, o_migr1;
@@ -99,7 +100,7 @@ static void owner_fn(void *arg)
 	pp.hog_a_was_done = READ_ONCE(pp.hog_a_done);
 	pp.d_migr0 = READ_ONCE(pp.d->nr_migrations);
 	pp.o_migr0 = READ_ONCE(self->nr_migrations);
-	end = px_exec_ns(self) + CS;
+	end = px_exec_ns(self) + (pp.cs_ns ? pp.cs_ns : CS);
 	while (px_exec_ns(self) < end) {
 		if (current_donor() != pp.d)
 			pp.lost_donor = true;
@@ -238,6 +239,10 @@ static void deadline_chain_pushed(struct ktest *t)
 		return;
 	}
 	pp.owner_must_be_on_b = true;
+	/* D's 20 ms budget pays for O's wait to be pushed and its section:
+	 * a short section leaves room for a host stalling the vCPU (D then
+	 * throttled, O would run without D's context). */
+	pp.cs_ns = 4 * MS;
 	pp.go = 1;
 	o = px_spawn_on(t, "push-owner", pp.a, owner_fn, NULL, 0);
 	px_wait_flag(&pp.owner_holds);
