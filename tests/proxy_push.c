@@ -219,9 +219,11 @@ static void dl_hog_fn(void *arg)
  */
 static void deadline_chain_pushed(struct ktest *t)
 {
+	/* H keeps A busy for 90 ms: D must block while it runs, and a
+	 * host may stall D's vCPU for tens of ms first. */
 	const struct sched_attr hog = {
-		.policy = SCHED_DEADLINE, .dl_runtime = 30 * MS,
-		.dl_deadline = 60 * MS, .dl_period = 200 * MS };
+		.policy = SCHED_DEADLINE, .dl_runtime = 100 * MS,
+		.dl_deadline = 120 * MS, .dl_period = 200 * MS };
 	const struct sched_attr dl = {
 		.policy = SCHED_DEADLINE, .dl_runtime = 20 * MS,
 		.dl_deadline = 200 * MS, .dl_period = 200 * MS };
@@ -254,7 +256,7 @@ static void deadline_chain_pushed(struct ktest *t)
 		struct thread_opts dopt = { .attr = &dl, .affinity = 1ULL << pp.b };
 
 		if (thread_spawn(&h, "push-dl-hog", dl_hog_fn,
-				 (void *)(uintptr_t)(25 * MS), &ho) ||
+				 (void *)(uintptr_t)(90 * MS), &ho) ||
 		    thread_spawn(&d, "push-dl-waiter", waiter_fn, NULL, &dopt)) {
 			ktest_fail(t, __FILE__, __LINE__, "cannot spawn deadline tasks");
 			pp.stop = 1;
