@@ -161,6 +161,7 @@ struct rq {
 					   class: what push/pull scans for
 					   proxy chains (proxy_chain_of) */
 	uint64_t clock_ns;		/* updated by update_rq_clock() */
+	bool clock_stale;		/* lock waited for since (core.c) */
 	uint64_t nr_switches;
 	struct task *prev;		/* set across a switch, see core.c */
 };

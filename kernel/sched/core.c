@@ -131,6 +131,7 @@ bool double_lock_balance(struct rq *this_rq, struct rq *busiest)
 	unsigned long flags;
 
 	BUG_ON(this_rq == busiest);
+	this_rq->clock_stale = true;	/* see __schedule */
 	if (spin_trylock(&busiest->lock, &flags)) {
 		/* Irqs are already off: the saved state says so too. */
 		return false;
@@ -164,6 +165,7 @@ void resched_curr(struct rq *rq)
 void update_rq_clock(struct rq *rq)
 {
 	rq->clock_ns = clock_ns();
+	rq->clock_stale = false;
 }
 
 /*
@@ -374,6 +376,13 @@ static void __schedule(int mode)
 			break;
 		/* The donor left the runqueue, moved, or its chain changed. */
 	}
+	/* A pick that took another runqueue's lock (a proxy chain move, a
+	 * pull) may have waited long for it (a vCPU preempted by its host
+	 * while holding it: 38 ms seen): next starts now, not when this
+	 * pass began, or its first charge, and its donor's budget, would
+	 * include the wait (a deadline donor throttled at once). */
+	if (rq->clock_stale)
+		update_rq_clock(rq);
 	if (next != rq->donor)		/* a proxy (not idle with idle) */
 		proxy_check_pick(rq, rq->donor, next);
 	/* Always on: a task lent to this CPU never runs here. */
