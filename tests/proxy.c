@@ -155,7 +155,7 @@ static void inv_high(void *arg)
 	(void)arg;
 	mutex_lock(&inv.m);
 	inv.wait_ns = clock_ns() - t0;
-	inv.hog_exec_at_acquire = px_exec_ns(inv.hog);
+	inv.hog_exec_at_acquire = task_exec_ns(inv.hog);
 	mutex_unlock(&inv.m);
 }
 
@@ -248,7 +248,7 @@ static void chain_top(void *arg)
 {
 	(void)arg;
 	mutex_lock(&ch.m[CHAIN - 1]);
-	ch.hog_exec_at_top = px_exec_ns(ch.hog);
+	ch.hog_exec_at_top = task_exec_ns(ch.hog);
 	ch.order[__atomic_fetch_add(&ch.norder, 1, __ATOMIC_SEQ_CST)] = CHAIN;
 	mutex_unlock(&ch.m[CHAIN - 1]);
 }
@@ -419,11 +419,11 @@ static void cross_owner(void *arg)
 	cx.owner_vr0 = vruntime_now(current());
 	cx.waiter_vr0 = vruntime_now(cx.waiter);
 	cx.budget0 = budget_now(cx.waiter);
-	cx.waiter_exec0 = px_exec_ns(cx.waiter);
-	cx.owner_exec0 = px_exec_ns(current());
+	cx.waiter_exec0 = task_exec_ns(cx.waiter);
+	cx.owner_exec0 = task_exec_ns(current());
 	px_spin_exec(cx.cs);
-	cx.owner_exec1 = px_exec_ns(current());
-	cx.waiter_exec1 = px_exec_ns(cx.waiter);
+	cx.owner_exec1 = task_exec_ns(current());
+	cx.waiter_exec1 = task_exec_ns(cx.waiter);
 	cx.budget1 = budget_now(cx.waiter);
 	cx.waiter_vr1 = vruntime_now(cx.waiter);
 	cx.owner_vr1 = vruntime_now(current());

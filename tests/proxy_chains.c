@@ -85,8 +85,8 @@ static bool def_section(struct def_chain *ch, int cpu, bool *gave_up)
 		}
 		arch_cpu_relax();
 	}
-	end = px_exec_ns(self) + CS;
-	while (px_exec_ns(self) < end) {
+	end = task_exec_ns(self) + CS;
+	while (task_exec_ns(self) < end) {
 		if (current_donor() == READ_ONCE(ch->h))
 			served = true;
 		arch_cpu_relax();
@@ -141,10 +141,10 @@ static void def_hog(void *arg)
 {
 	int c = (int)(uintptr_t)arg;
 	struct task *self = current();
-	uint64_t end = px_exec_ns(self) + DEF_HOG;
+	uint64_t end = task_exec_ns(self) + DEF_HOG;
 
 	df.hog_started[c] = 1;
-	while (!READ_ONCE(df.hogs_stop) && px_exec_ns(self) < end)
+	while (!READ_ONCE(df.hogs_stop) && task_exec_ns(self) < end)
 		arch_cpu_relax();
 	df.hog_done[c] = 1;
 }

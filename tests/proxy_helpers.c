@@ -13,25 +13,13 @@
 
 static enum locking_mode px_saved_mode;
 
-/* CPU time @p has had (including the current stretch if it runs here). */
-uint64_t px_exec_ns(struct task *p)
-{
-	unsigned long flags = arch_irq_save();
-	uint64_t ns = READ_ONCE(p->sum_exec_ns);
-
-	if (p == this_cpu()->rq.curr)
-		ns += clock_ns() - p->exec_start_ns;
-	arch_irq_restore(flags);
-	return ns;
-}
-
 /* Burn @ns of the caller's own CPU time. */
 void px_spin_exec(uint64_t ns)
 {
 	struct task *self = current();
-	uint64_t end = px_exec_ns(self) + ns;
+	uint64_t end = task_exec_ns(self) + ns;
 
-	while (px_exec_ns(self) < end)
+	while (task_exec_ns(self) < end)
 		arch_cpu_relax();
 }
 

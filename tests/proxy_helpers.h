@@ -9,8 +9,6 @@
 
 #define MS NSEC_PER_MSEC
 
-/* CPU time @p has had (including the current stretch if it runs here). */
-uint64_t px_exec_ns(struct task *p);
 /* Burn @ns of the caller's own CPU time. */
 void px_spin_exec(uint64_t ns);
 /* Spawn @fn pinned to @cpu: SCHED_FIFO @rt_prio, or fair if 0.  A failure

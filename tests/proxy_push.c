@@ -70,10 +70,10 @@ static bool begin(struct ktest *t)
 static void hog_fn(void *arg)
 {
 	struct task *self = current();
-	uint64_t end = px_exec_ns(self) + (uint64_t)(uintptr_t)arg;
+	uint64_t end = task_exec_ns(self) + (uint64_t)(uintptr_t)arg;
 
 	WRITE_ONCE(*(self == pp.hog_a ? &pp.hog_a_started : &pp.hog_b_started), 1);
-	while (!READ_ONCE(pp.stop) && (!(uintptr_t)arg || px_exec_ns(self) < end))
+	while (!READ_ONCE(pp.stop) && (!(uintptr_t)arg || task_exec_ns(self) < end))
 		arch_cpu_relax();
 	if (self == pp.hog_a)
 		pp.hog_a_done = 1;
@@ -96,12 +96,12 @@ static void owner_fn(void *arg)
 		arch_cpu_relax();
 	}
 	pp.o_cpu = smp_processor_id();
-	pp.hog_b0 = pp.hog_b ? px_exec_ns(pp.hog_b) : 0;
+	pp.hog_b0 = pp.hog_b ? task_exec_ns(pp.hog_b) : 0;
 	pp.hog_a_was_done = READ_ONCE(pp.hog_a_done);
 	pp.d_migr0 = READ_ONCE(pp.d->nr_migrations);
 	pp.o_migr0 = READ_ONCE(self->nr_migrations);
-	end = px_exec_ns(self) + (pp.cs_ns ? pp.cs_ns : CS);
-	while (px_exec_ns(self) < end) {
+	end = task_exec_ns(self) + (pp.cs_ns ? pp.cs_ns : CS);
+	while (task_exec_ns(self) < end) {
 		if (current_donor() != pp.d)
 			pp.lost_donor = true;
 		if (smp_processor_id() != pp.o_cpu)
@@ -110,7 +110,7 @@ static void owner_fn(void *arg)
 	}
 	pp.d_migr1 = READ_ONCE(pp.d->nr_migrations);
 	pp.o_migr1 = READ_ONCE(self->nr_migrations);
-	pp.hog_b1 = pp.hog_b ? px_exec_ns(pp.hog_b) : 0;
+	pp.hog_b1 = pp.hog_b ? task_exec_ns(pp.hog_b) : 0;
 	pp.cs_done = 1;
 out:
 	mutex_unlock(&pp.m);

@@ -75,14 +75,14 @@ static void owner_cs(struct owner_view *v)
 		arch_cpu_relax();
 	}
 	v->cpu = smp_processor_id();
-	v->hog_first = px_exec_ns(v->hog);
-	end = px_exec_ns(self) + CS;
-	while (px_exec_ns(self) < end) {
+	v->hog_first = task_exec_ns(v->hog);
+	end = task_exec_ns(self) + CS;
+	while (task_exec_ns(self) < end) {
 		if (current_donor() != v->donor)
 			v->lost_donor = true;
 		arch_cpu_relax();
 	}
-	v->hog_last = px_exec_ns(v->hog);
+	v->hog_last = task_exec_ns(v->hog);
 }
 
 /* Spins on a spare CPU until *done: is @p ever running outside @cpu? */

@@ -18,16 +18,6 @@
 #define MS NSEC_PER_MSEC
 #define US NSEC_PER_USEC
 
-/* CPU time @self has used so far, up to now.  Task context. */
-static uint64_t task_exec_ns(struct task *self)
-{
-	unsigned long flags = arch_irq_save();	/* no update_curr meanwhile */
-	uint64_t ns = self->sum_exec_ns + (clock_ns() - self->exec_start_ns);
-
-	arch_irq_restore(flags);
-	return ns;
-}
-
 /*
  * Host noise.  Without -icount the guest clock is the host's: while the
  * host does not run a vCPU, the task on it seems to run all along (its

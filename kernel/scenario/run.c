@@ -76,18 +76,6 @@ static const char *const op_names[] = {
 	[SCN_A_BACKOFFS] = "assert backoffs",
 };
 
-/* Execution time of the caller, including the stretch now running. */
-static uint64_t exec_ns(struct task *self)
-{
-	unsigned long flags = arch_irq_save();
-	uint64_t ns = READ_ONCE(self->sum_exec_ns);
-
-	if (self == this_cpu()->rq.curr)
-		ns += clock_ns() - self->exec_start_ns;
-	arch_irq_restore(flags);
-	return ns;
-}
-
 /*
  * `compute D`: burn D of the caller's own execution time.  It counts at
  * most COMPUTE_LOOK_NS between two looks at the clock: a host that
@@ -99,10 +87,10 @@ static uint64_t exec_ns(struct task *self)
 
 static void compute(struct scn_run *r, struct task *self, uint64_t ns)
 {
-	uint64_t done = 0, last = exec_ns(self);
+	uint64_t done = 0, last = task_exec_ns(self);
 
 	while (done < ns && !READ_ONCE(r->abort)) {
-		uint64_t now = exec_ns(self);
+		uint64_t now = task_exec_ns(self);
 
 		done += MIN(now - last, COMPUTE_LOOK_NS);
 		last = now;

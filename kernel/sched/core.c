@@ -187,6 +187,17 @@ static uint64_t update_curr_common(struct rq *rq)
 	return delta;
 }
 
+uint64_t task_exec_ns(struct task *p)
+{
+	unsigned long flags = arch_irq_save();	/* no update_curr meanwhile */
+	uint64_t ns = READ_ONCE(p->sum_exec_ns);
+
+	if (p == this_cpu()->rq.curr)
+		ns += clock_ns() - p->exec_start_ns;
+	arch_irq_restore(flags);
+	return ns;
+}
+
 void update_curr(struct rq *rq)
 {
 	uint64_t delta = update_curr_common(rq);
