@@ -228,32 +228,46 @@ static bool proxy_cycle_lockless(struct task *donor)
 /*
  * @owner of @m is queued or running on CPU @cpu, not here.  Move the
  * chain there only where lending the donor's context can help: the owner
- * is waiting for that CPU (not just handed @m and woken), or the donor's
- * context ranks before what runs there (sched_prio_before: deadline, RT
- * priority; one fair context never ranks before another).  A running
- * owner that the donor could not speed up will release soon; the donor
- * waits as a plain waiter meanwhile (the unlock wakes it): moving a chain
- * per contended acquisition cost up to 3x in throughput against plain
- * mutexes (bench mutex_contended).  Only a donor that holds no mutex:
- * nobody can block on it while it sleeps.  If that owner is preempted
- * later, it is by a context that outranks its own, which the donor's did
- * not.  Lockless peeks (task memory stays mapped): a wrong guess costs
- * one migration or one sleep.
+ * is waiting for that CPU (not just handed @m and woken) or is leaving
+ * it, or the donor's context ranks before the one the owner runs with
+ * there (sched_prio_before: deadline, RT priority; one fair context
+ * never ranks before another).  A running owner that the donor could
+ * not speed up will release soon; the donor waits as a plain waiter
+ * meanwhile (the unlock wakes it): moving a chain per contended
+ * acquisition cost up to 3x in throughput against plain mutexes (bench
+ * mutex_contended).  If that owner is preempted later, it is by a
+ * context that outranks the one it ran with, which the donor's did not.
+ *
+ * "Leaving" is an owner still on the CPU whose donor there is neither
+ * the owner nor a blocked task (whose chain it would end): the pick
+ * there chose something else and the switch is under way.  Asleep, the
+ * donor's context would be lost to the owner, though a push could take
+ * the two to a free CPU (proxy_push.deadline_chain_pushed).
+ *
+ * Only a donor that holds no mutex sleeps: nobody can block on it while
+ * it sleeps.  Lockless peeks: a wrong guess costs one migration or one
+ * sleep.
  */
 static bool proxy_worth_moving(struct mutex *m, struct task *donor,
 			       struct task *owner, int cpu)
 {
+	struct task *there;
+
 	/* A donor that holds mutexes may be in others' chains: asleep, it
 	 * would cut them (they could not reach its owner).  It is blocked
 	 * and not running, so its held list holds still. */
 	if (!list_empty(&donor->held_mutexes))
 		return true;
-	/* Handed the lock and woken (PICKUP): it runs as soon as it can,
-	 * like a running owner. */
-	if (!READ_ONCE(owner->on_cpu) &&
-	    !(READ_ONCE(m->owner) & MUTEX_FLAG_PICKUP))
-		return true;
-	return sched_prio_before(donor, READ_ONCE(cpu_rq(cpu)->donor));
+	there = READ_ONCE(cpu_rq(cpu)->donor);
+	if (READ_ONCE(owner->on_cpu)) {
+		if (there != owner && !READ_ONCE(there->blocked_on))
+			return true;		/* leaving */
+	} else if (!(READ_ONCE(m->owner) & MUTEX_FLAG_PICKUP)) {
+		return true;			/* waiting for the CPU */
+	}
+	/* Running, or handed the lock and woken (PICKUP: it runs as soon
+	 * as it can, like a running owner). */
+	return sched_prio_before(donor, there);
 }
 
 /*
