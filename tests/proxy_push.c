@@ -45,6 +45,11 @@ static struct pp {
 	/* what O saw in its section */
 	int o_cpu;
 	bool lost_donor, moved_in_cs;
+	char lost_to[TASK_NAME_LEN];	/* the first other donor seen */
+	unsigned long d_thr0, d_thr1;	/* D's budget exhaustions */
+	int64_t d_runtime0;		/* D's budget left, section start */
+	uint64_t t0, lost_after, o_exec0, lost_exec, d_exec0;
+	uint64_t h_start, h_end, d_ask;	/* clock_ns() */
 	uint64_t cs_ns;			/* O's section if not CS */
 	uint64_t hog_b0, hog_b1;
 	bool hog_a_was_done;		/* when O's section began */
@@ -100,10 +105,22 @@ static void owner_fn(void *arg)
 	pp.hog_a_was_done = READ_ONCE(pp.hog_a_done);
 	pp.d_migr0 = READ_ONCE(pp.d->nr_migrations);
 	pp.o_migr0 = READ_ONCE(self->nr_migrations);
+	pp.d_thr0 = READ_ONCE(pp.d->dl.nr_throttled);
+	pp.d_runtime0 = READ_ONCE(pp.d->dl.runtime);
+	pp.d_exec0 = task_exec_ns(pp.d);
+	pp.t0 = clock_ns();
+	pp.o_exec0 = task_exec_ns(self);
 	end = task_exec_ns(self) + (pp.cs_ns ? pp.cs_ns : CS);
 	while (task_exec_ns(self) < end) {
-		if (current_donor() != pp.d)
+		struct task *donor = current_donor();
+
+		if (donor != pp.d && !pp.lost_donor) {
 			pp.lost_donor = true;
+			strlcpy(pp.lost_to, donor->name, sizeof(pp.lost_to));
+			pp.d_thr1 = READ_ONCE(pp.d->dl.nr_throttled);
+			pp.lost_after = clock_ns() - pp.t0;
+			pp.lost_exec = task_exec_ns(self) - pp.o_exec0;
+		}
 		if (smp_processor_id() != pp.o_cpu)
 			pp.moved_in_cs = true;
 		arch_cpu_relax();
@@ -119,6 +136,7 @@ out:
 static void waiter_fn(void *arg)
 {
 	(void)arg;
+	pp.d_ask = clock_ns();
 	mutex_lock(&pp.m);
 	mutex_unlock(&pp.m);
 	pp.d_done = 1;
@@ -202,10 +220,18 @@ static void pinned_owner_chain_stays(struct ktest *t) { run_push(t, false); }
 
 /* ---- Deadline push moves chains too ----------------------------------- */
 
-/* A's deadline hog: burns @arg ns of CPU time. */
+/*
+ * A's deadline hog: runs until O's section is done (or the case gives
+ * up), so that D blocks while it runs however late a host lets D start;
+ * over budget, it is throttled and comes back with the chain pushable.
+ */
 static void dl_hog_fn(void *arg)
 {
-	px_spin_exec((uint64_t)(uintptr_t)arg);
+	(void)arg;
+	pp.h_start = clock_ns();
+	while (!READ_ONCE(pp.cs_done) && !READ_ONCE(pp.stop))
+		arch_cpu_relax();
+	pp.h_end = clock_ns();
 }
 
 /*
@@ -219,13 +245,16 @@ static void dl_hog_fn(void *arg)
  */
 static void deadline_chain_pushed(struct ktest *t)
 {
-	/* H keeps A busy for 90 ms: D must block while it runs, and a
-	 * host may stall D's vCPU for tens of ms first. */
+	/* D's budget pays for O's 4 ms section on B (it is not charged
+	 * while the chain waits on A): the rest is room for a host that
+	 * stalls the vCPU meanwhile, as a 2-core CI host running an 8-CPU
+	 * guest does for 30-40 ms at times (D throttled, O would run
+	 * without D's context). */
 	const struct sched_attr hog = {
 		.policy = SCHED_DEADLINE, .dl_runtime = 100 * MS,
 		.dl_deadline = 120 * MS, .dl_period = 200 * MS };
 	const struct sched_attr dl = {
-		.policy = SCHED_DEADLINE, .dl_runtime = 20 * MS,
+		.policy = SCHED_DEADLINE, .dl_runtime = 150 * MS,
 		.dl_deadline = 200 * MS, .dl_period = 200 * MS };
 	unsigned long moves0;
 	struct task *o, *d, *h;
@@ -241,9 +270,6 @@ static void deadline_chain_pushed(struct ktest *t)
 		return;
 	}
 	pp.owner_must_be_on_b = true;
-	/* D's 20 ms budget pays for O's wait to be pushed and its section:
-	 * a short section leaves room for a host stalling the vCPU (D then
-	 * throttled, O would run without D's context). */
 	pp.cs_ns = 4 * MS;
 	pp.go = 1;
 	o = px_spawn_on(t, "push-owner", pp.a, owner_fn, NULL, 0);
@@ -255,8 +281,7 @@ static void deadline_chain_pushed(struct ktest *t)
 		struct thread_opts ho = { .attr = &hog, .affinity = 1ULL << pp.a };
 		struct thread_opts dopt = { .attr = &dl, .affinity = 1ULL << pp.b };
 
-		if (thread_spawn(&h, "push-dl-hog", dl_hog_fn,
-				 (void *)(uintptr_t)(90 * MS), &ho) ||
+		if (thread_spawn(&h, "push-dl-hog", dl_hog_fn, NULL, &ho) ||
 		    thread_spawn(&d, "push-dl-waiter", waiter_fn, NULL, &dopt)) {
 			ktest_fail(t, __FILE__, __LINE__, "cannot spawn deadline tasks");
 			pp.stop = 1;
@@ -278,6 +303,19 @@ static void deadline_chain_pushed(struct ktest *t)
 	printk("# owner ran for the deadline waiter on cpu%d (A=%d B=%d); "
 	       "chain moves +%lu\n", pp.o_cpu, pp.a, pp.b,
 	       proxy_nr_chain_moves - moves0);
+	if (!pp.cs_done)
+		printk("# A's hog ran from +0 to +%llu us, D asked for m at "
+		       "+%lld us\n", (unsigned long long)(pp.h_end - pp.h_start) / 1000,
+		       ((long long)pp.d_ask - (long long)pp.h_start) / 1000);
+	if (pp.lost_donor)
+		printk("# in its section the owner ran for %s; the waiter's "
+		       "budget ran out %lu times by then; %lld us of it left "
+		       "at the start (D ran %llu us), lost after %llu us "
+		       "(owner ran %llu us)\n", pp.lost_to,
+		       pp.d_thr1 - pp.d_thr0, (long long)pp.d_runtime0 / 1000,
+		       (unsigned long long)pp.d_exec0 / 1000,
+		       (unsigned long long)pp.lost_after / 1000,
+		       (unsigned long long)pp.lost_exec / 1000);
 	KEXPECT(t, pp.cs_done);
 	KEXPECT(t, pp.d_done);
 	KEXPECT_EQ(t, pp.o_cpu, pp.b);
