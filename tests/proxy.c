@@ -415,6 +415,12 @@ static void cross_owner(void *arg)
 	 * spawned and outranks us, so we run again only as its proxy. */
 	while (!READ_ONCE(cx.waiter) || !READ_ONCE(cx.waiter->blocked_on))
 		sleep_ns(MS / 2);
+	/* A fair owner may also be picked for itself (EEVDF), and a host
+	 * stalling the vCPU then would charge the whole section to it:
+	 * begin as the waiter's proxy, which must come within 2 s. */
+	for (uint64_t end = clock_ns() + 2000 * MS;
+	     current_donor() != cx.waiter && clock_ns() < end;)
+		arch_cpu_relax();
 	cx.owner_donor = current_donor();
 	cx.owner_vr0 = vruntime_now(current());
 	cx.waiter_vr0 = vruntime_now(cx.waiter);
