@@ -585,7 +585,8 @@ static void thr_rt_hog(void *arg)
  * hog gets the rest (~40%); without throttling it would get nothing. */
 static void throttling_lets_fair_run(struct ktest *t)
 {
-	uint64_t rt0, per0, fair_ns, rt_ns, win;
+	uint64_t rt0, per0, fair_ns, rt_ns, idle_ns, win;
+	struct task *idle;
 	int self = smp_processor_id(), x = self;
 	struct task *hog, *rt;
 
@@ -605,27 +606,34 @@ static void throttling_lets_fair_run(struct ktest *t)
 	KASSERT(t, hog && rt);
 	sleep_ns(20 * MS);
 	/* The window is what the clock says: our own wakeup may be late. */
+	idle = cpu_rq(x)->idle;
 	win = clock_ns();
 	fair_ns = hog->sum_exec_ns;
 	rt_ns = rt->sum_exec_ns;
+	idle_ns = idle->sum_exec_ns;
 	sleep_ns(500 * MS);
 	fair_ns = hog->sum_exec_ns - fair_ns;
 	rt_ns = rt->sum_exec_ns - rt_ns;
+	idle_ns = idle->sum_exec_ns - idle_ns;
 	win = clock_ns() - win;
 	thr_stop = true;
 	prec_stop = true;
 	thread_join(rt);
 	thread_join(hog);
 	sched_rt_set_bandwidth(rt0, per0);
-	printk("# throttling_lets_fair_run: rt %llu ms, fair %llu ms of %llu\n",
-	       (unsigned long long)(rt_ns / MS), (unsigned long long)(fair_ns / MS),
-	       (unsigned long long)(win / MS));
+	printk("# throttling_lets_fair_run: rt %llu ms, fair %llu ms, idle "
+	       "%llu ms of %llu\n", (unsigned long long)(rt_ns / MS),
+	       (unsigned long long)(fair_ns / MS),
+	       (unsigned long long)(idle_ns / MS), (unsigned long long)(win / MS));
 	/* Shares of what the two got: ~40/60 (observed 35..40% fair at 1-4
 	 * CPUs), with wide margins: under TCG at 8 vCPUs late ticks let RT
 	 * overrun (seen 80/20) and a late period timer lets fair overrun
 	 * (seen 40/60).  Without throttling fair gets nothing; with RT
-	 * always stepping aside, RT gets nothing. */
-	KEXPECT(t, fair_ns + rt_ns >= win / 2);
+	 * always stepping aside, RT gets nothing.  The CPU is never idle:
+	 * the fair hog always wants it.  (Not "the two got the window":
+	 * another CPU's counters stand still while a host stalls its vCPU,
+	 * seen 127 ms of 1503 on an overloaded host.) */
+	KEXPECT(t, idle_ns < win / 10);
 	KEXPECT(t, fair_ns * 100 >= (fair_ns + rt_ns) * 10);
 	KEXPECT(t, rt_ns * 100 >= (fair_ns + rt_ns) * 30);
 }
