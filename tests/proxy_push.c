@@ -240,8 +240,9 @@ static void dl_hog_fn(void *arg)
  * (deadline, pinned to B, later deadline than H) blocks on m: its chain
  * moves to O on A (lent), where H runs first, so A is deadline-overloaded
  * and pushes D and O together to B, where O runs for D before H is
- * done.  Without chain-aware deadline push O would run for D on A after
- * H (and the case fails on o_cpu).
+ * done.  Without chain-aware deadline push O would run for D only on A,
+ * while H is throttled, and never on B (the case fails on cs_done and
+ * o_cpu).
  */
 static void deadline_chain_pushed(struct ktest *t)
 {
