@@ -20,6 +20,9 @@
  *   deadline_chain_pushed   a deadline waiter's chain, lent to its
  *                           owner's CPU where an earlier deadline runs,
  *                           is pushed whole to a free CPU (3 CPUs)
+ *   deadline_chain_pulled   a deadline waiter's chain waiting behind an
+ *                           earlier deadline is pulled whole by the CPU
+ *                           whose earlier task leaves (3 CPUs)
  *   current_chain_stays     O runs for D on A while a queued RT task
  *                           below D is pulled away by B again and again:
  *                           the current chain never moves
@@ -31,6 +34,8 @@
 #include "timer.h"
 #include "arch.h"
 #include "string.h"
+#include "trace.h"
+#include <printf.h>
 #include "../kernel/sched/internal.h"
 
 #define CS (10 * MS)		/* the owner's section, CPU time */
@@ -41,7 +46,7 @@ static struct pp {
 	bool owner_must_be_on_b;	/* O waits for D's context on B */
 	struct task *d, *hog_a, *hog_b;
 	volatile int owner_holds, hog_a_started, hog_b_started, stop, go;
-	volatile int d_done, cs_done, hog_a_done;
+	volatile int d_done, cs_done, hog_a_done, y_started, y_leave;
 	/* what O saw in its section */
 	int o_cpu;
 	bool lost_donor, moved_in_cs;
@@ -324,6 +329,134 @@ static void deadline_chain_pushed(struct ktest *t)
 	KEXPECT(t, proxy_nr_chain_moves > moves0);
 }
 
+/* ---- Deadline pull moves chains too ----------------------------------- */
+
+/* Y: B's deadline task, runs until told to leave, then exits. */
+static void dl_leaver_fn(void *arg)
+{
+	(void)arg;
+	pp.y_started = 1;
+	while (!READ_ONCE(pp.y_leave) && !READ_ONCE(pp.stop))
+		arch_cpu_relax();
+}
+
+/* Is there a "migrate task=@p from=@from to=@to why=@why" in the trace? */
+static bool traced_migrate(struct task *p, int from, int to, const char *why)
+{
+	static struct trace_event ev;	/* one case at a time */
+	struct trace_snapshot *s = trace_snapshot();
+	char want[96];
+	bool found = false;
+
+	if (!s)
+		return false;
+	snprintf(want, sizeof(want), "migrate task=%s#%d from=%d to=%d why=%s",
+		 p->name, p->tid, from, to, why);
+	while (!found && trace_snapshot_next(s, &ev))
+		found = strncmp(ev.line, want, strlen(want)) == 0;
+	trace_snapshot_free(s);
+	return found;
+}
+
+/*
+ * The pull side of deadline_chain_pushed, case thread on C again.  O
+ * (fair, A|B) holds m on A; D (deadline, A) blocks on m there and O runs
+ * for it; Y (deadline, B) runs on B; then H (deadline, A), earlier than
+ * D, takes A.  A is deadline-overloaded, but Y is earlier than D on B:
+ * nothing can be pushed.  Then Y exits, and B, about to pick, pulls D
+ * and O together from A: O runs for D on B, and the trace says both
+ * moved A -> B by pull.  (A's tick retries its push too, but it needs
+ * B's lock, which B holds from Y's exit to its pull.)
+ */
+static void deadline_chain_pulled(struct ktest *t)
+{
+	/* Relative deadlines make the order of absolute ones H < Y < D,
+	 * spawned as D, Y, H.  Budgets outlast host stalls: H must outrank
+	 * D on A until the pull, D pays only for O's 4 ms section. */
+	const struct sched_attr dl = {
+		.policy = SCHED_DEADLINE, .dl_runtime = 150 * MS,
+		.dl_deadline = 200 * MS, .dl_period = 200 * MS };
+	const struct sched_attr early = {
+		.policy = SCHED_DEADLINE, .dl_runtime = 100 * MS,
+		.dl_deadline = 120 * MS, .dl_period = 200 * MS };
+	const struct sched_attr hog = {
+		.policy = SCHED_DEADLINE, .dl_runtime = 100 * MS,
+		.dl_deadline = 100 * MS, .dl_period = 200 * MS };
+	struct thread_opts dopt = { .attr = &dl }, yo = { .attr = &early };
+	struct thread_opts ho = { .attr = &hog };
+	struct task *o, *d = NULL, *h = NULL, *y = NULL;
+	unsigned long moves0;
+	bool d_pulled, o_pulled;
+	int c = ncpus - 3;
+
+	if (ncpus < 3)
+		KSKIP(t, "needs >= 3 CPUs");
+	if (!trace_on())
+		KSKIP(t, "the verdict reads the trace, which is off");
+	if (!begin(t))
+		return;
+	if (sched_setaffinity(current(), 1ULL << c) != 0) {
+		ktest_fail(t, __FILE__, __LINE__, "cannot move to cpu%d", c);
+		px_end();
+		return;
+	}
+	dopt.affinity = 1ULL << pp.a;	/* begin() chose A and B */
+	yo.affinity = 1ULL << pp.b;
+	ho.affinity = 1ULL << pp.a;
+	pp.owner_must_be_on_b = true;
+	pp.cs_ns = 4 * MS;
+	pp.go = 1;
+	o = px_spawn_on(t, "pull-owner", pp.a, owner_fn, NULL, 0);
+	px_wait_flag(&pp.owner_holds);
+	sched_setaffinity(o, (1ULL << pp.a) | (1ULL << pp.b));
+	if (thread_spawn(&d, "pull-dl-waiter", waiter_fn, NULL, &dopt) == 0) {
+		pp.d = d;
+		px_wait_blocked(d);
+		/* D may go to B now, but Y will be earlier there. */
+		sched_setaffinity(d, (1ULL << pp.a) | (1ULL << pp.b));
+		if (thread_spawn(&y, "pull-dl-early", dl_leaver_fn, NULL, &yo) == 0) {
+			px_wait_flag(&pp.y_started);
+			if (thread_spawn(&h, "pull-dl-hog", dl_hog_fn, NULL, &ho) == 0)
+				while (!READ_ONCE(pp.h_start))
+					sleep_ns(MS / 10);
+		}
+	}
+	if (!d || !y || !h) {
+		ktest_fail(t, __FILE__, __LINE__, "cannot spawn deadline tasks");
+		pp.stop = 1;
+		px_join(d);
+		px_join(y);
+		px_join(h);
+		px_join(o);
+		px_end();
+		return;
+	}
+	moves0 = proxy_nr_chain_moves;
+	pp.y_leave = 1;
+	for (int i = 0; i < 4000 && !READ_ONCE(pp.d_done); i++)
+		sleep_ns(MS / 2);
+	/* Joined tasks are freed: read the trace first. */
+	d_pulled = traced_migrate(d, pp.a, pp.b, "pull");
+	o_pulled = traced_migrate(o, pp.a, pp.b, "pull");
+	pp.stop = 1;
+	px_join(y);
+	px_join(d);
+	px_join(o);
+	px_join(h);
+	px_end();
+
+	printk("# owner ran for the deadline waiter on cpu%d (A=%d B=%d); "
+	       "chain moves +%lu\n", pp.o_cpu, pp.a, pp.b,
+	       proxy_nr_chain_moves - moves0);
+	KEXPECT(t, pp.cs_done);
+	KEXPECT(t, pp.d_done);
+	KEXPECT_EQ(t, pp.o_cpu, pp.b);
+	KEXPECT(t, !pp.lost_donor);
+	KEXPECT(t, proxy_nr_chain_moves > moves0);
+	KEXPECT(t, d_pulled);
+	KEXPECT(t, o_pulled);
+}
+
 /* ---- The current chain stays while others move ------------------------ */
 
 static volatile int r_pulled;
@@ -393,6 +526,7 @@ static struct ktest_case proxy_push_cases[] = {
 	KTEST_CASE(whole_chain_pushed),
 	KTEST_CASE(pinned_owner_chain_stays),
 	KTEST_CASE(deadline_chain_pushed),
+	KTEST_CASE(deadline_chain_pulled),
 	KTEST_CASE(current_chain_stays),
 	{0}
 };
