@@ -193,6 +193,16 @@ static int spawn_periodic(struct ktest *t, struct task **task, struct periodic *
 }
 
 /*
+ * A host that stalled the guest more than once per 100 periods of the
+ * case is too noisy for a timing verdict: a stall while a task runs is
+ * charged to it as CPU time, and timers there come tens of ms late.
+ */
+static bool host_noisy(int periods)
+{
+	return nr_stalls * 100 > periods;
+}
+
+/*
  * Print and judge periodic runs (see unexcused_failures).  A host that
  * stalled the guest more than once per 100 jobs is too noisy for a
  * verdict on deadlines (timers there come tens of ms late): failures
@@ -219,7 +229,7 @@ static void report_periodic(struct ktest *t, struct periodic *pd, int n)
 		unexcused += bad;
 		jobs += pd[i].jobs;
 	}
-	if (failed && nr_stalls * 100 > jobs && !t->failures)
+	if (failed && host_noisy(jobs) && !t->failures)
 		KSKIP(t, "host too noisy: vCPU stalls in over 1% of periods");
 	KEXPECT_EQ(t, unexcused, 0);
 }
@@ -301,7 +311,7 @@ static void dl_overrun_is_throttled(struct ktest *t)
 			       .work = 180 * US };
 	int cpu = test_cpu();
 	struct task *hog, *per;
-	uint64_t t0, e0, t1, e1, thr0, share;
+	uint64_t t0, e0, t1, e1, thr0, share, throttled;
 
 	hog_stop = false;
 	nr_stalls = 0;
@@ -321,17 +331,24 @@ static void dl_overrun_is_throttled(struct ktest *t)
 	e1 = READ_ONCE(hog->sum_exec_ns);
 	/* Per mille of the CPU the hog got. */
 	share = (e1 - e0) * 1000 / (t1 - t0);
+	throttled = READ_ONCE(hog->dl.nr_throttled) - thr0;
 	printk("# hog share %llu/1000 (reserved 200), throttled %llu times\n",
-	       (unsigned long long)share,
-	       (unsigned long long)(READ_ONCE(hog->dl.nr_throttled) - thr0));
-	KEXPECT(t, share >= 150 && share <= 260);
-	/* 200 periods in the window: throttled again and again (a late
-	 * budget timer on a busy host lets it overrun into later periods,
-	 * so fewer throttles; the share is what counts). */
-	KEXPECT(t, READ_ONCE(hog->dl.nr_throttled) - thr0 >= 10);
+	       (unsigned long long)share, (unsigned long long)throttled);
 	thread_join(per);
 	hog_stop = true;
 	thread_join(hog);
+	/* 200 hog periods in the window: throttled again and again (a late
+	 * budget timer on a busy host lets it overrun into later periods,
+	 * so fewer throttles; the share is what counts).  Host stalls the
+	 * hog sits through count as its CPU time: on a noisy host (stalls
+	 * in over 1% of the periodic task's 500 periods in the window) a
+	 * share out of range says nothing about the scheduler. */
+	if (!(share >= 150 && share <= 260 && throttled >= 10) && host_noisy(500)) {
+		printk("# %d host stalls logged\n", nr_stalls);
+		KSKIP(t, "host too noisy: vCPU stalls in over 1% of periods");
+	}
+	KEXPECT(t, share >= 150 && share <= 260);
+	KEXPECT(t, throttled >= 10);
 	report_periodic(t, &pd, 1);
 }
 
