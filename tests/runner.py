@@ -47,7 +47,12 @@ BUILD_ROOT = "build"        # --build-root: images in BUILD_ROOT/<arch>/
 LOG_DIR = os.path.join("build", "test-logs")
 ARCHES = ("x86_64", "riscv64")
 CPU_COUNTS = (1, 2, 4, 8)
+# Seconds a boot may take before it is killed and judged a hang: a base,
+# plus a share per further CPU (TCG runs every vCPU on the host's few
+# cores, so an 8-CPU boot takes a minute on a quiet 2-core host and twice
+# that when the host is busy).  --timeout S gives every boot S instead.
 DEFAULT_TIMEOUT = 120
+TIMEOUT_PER_CPU = 30
 BENCH_TIMEOUT = 400         # at least, for a bench boot
 
 # ---- QEMU command lines: one function per boot method -----------------
@@ -839,7 +844,7 @@ def bench_main(args):
         boots.append(b)
     # Under -icount one host thread runs every vCPU: the riscv64 8-CPU
     # mutex_contended boot takes about 50 s alone, minutes on a busy host.
-    timeout = max(args.timeout, BENCH_TIMEOUT)
+    timeout = max(args.timeout or 0, BENCH_TIMEOUT)
     results = run_all(boots, timeout, args.jobs)
     failed = 0
     print("%-8s %4s  %-14s %12s  %-12s %s" % ("arch", "cpus", "bench",
@@ -864,10 +869,19 @@ def bench_main(args):
 # ---- Main -------------------------------------------------------------------
 
 
+def boot_timeout(boot, timeout):
+    """@timeout if one was asked for, else the default for @boot's CPUs."""
+    if timeout is not None:
+        return timeout
+    return DEFAULT_TIMEOUT + TIMEOUT_PER_CPU * (boot.cpus - 1)
+
+
 def run_all(boots, timeout, jobs):
-    """Run @boots in parallel (at most @jobs QEMUs); results in order."""
+    """Run @boots in parallel (at most @jobs QEMUs); results in order.
+    @timeout: seconds per boot, or None for boot_timeout()'s default."""
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futs = [pool.submit(run_boot, b, timeout) for b in boots]
+        futs = [pool.submit(run_boot, b, boot_timeout(b, timeout))
+                for b in boots]
         results = []
         for f in futs:
             res = f.result()
@@ -920,8 +934,9 @@ def main(argv=None):
     ap.add_argument("--cpus", type=int)
     ap.add_argument("--suites", help="comma-separated suites (default all)")
     ap.add_argument("--benches", help="comma-separated benchmarks")
-    ap.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
-                    help="seconds per boot (default %d)" % DEFAULT_TIMEOUT)
+    ap.add_argument("--timeout", type=float,
+                    help="seconds per boot (default %d, plus %d per CPU "
+                    "after the first)" % (DEFAULT_TIMEOUT, TIMEOUT_PER_CPU))
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                     help="QEMUs at once (default: host CPUs)")
     ap.add_argument("--no-crash", action="store_true",
