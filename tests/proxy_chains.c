@@ -43,6 +43,8 @@
  */
 #define DEF_MAX 7			/* chains at most (cpus 0..6, judge on 7) */
 #define DEF_HOG (2000 * MS)		/* a hog's CPU time at most */
+#define DEF_SEEN_WAIT (500 * MS)	/* a section waits this long at most
+					 * for the judge to have seen it */
 
 struct def_chain {
 	struct mutex m1, m2;
@@ -52,6 +54,7 @@ struct def_chain {
 	int h_cpu_after;		/* smp_processor_id() with m1 */
 	bool l_served, m_served;	/* ran some of its section for H */
 	bool l_gave_up, m_gave_up;	/* its CPU's hog ended first */
+	volatile int seen;		/* the judge saw it waiting */
 };
 
 static struct defend {
@@ -67,10 +70,12 @@ static struct defend {
 /*
  * An owner's section for H_j on @cpu: wait (burning CPU) until it runs
  * with H_j's context, or its CPU's hog is done (no proxy: it gets the
- * CPU only then), then burn CS of CPU time.  True if any of it ran for
- * H_j.  The owner may also get the CPU without H_j while the hog is RT-
- * throttled (earlier cases' hogs may have used this CPU's RT budget):
- * it keeps waiting then.
+ * CPU only then), then burn CS of CPU time, and on until the judge has
+ * seen the chain waiting (a busy host may not run the judge's vCPU for
+ * tens of ms: without this the judge could miss every chain and judge
+ * nothing).  True if any of it ran for H_j.  The owner may also get the
+ * CPU without H_j while the hog is RT-throttled (earlier cases' hogs may
+ * have used this CPU's RT budget): it keeps waiting then.
  */
 static bool def_section(struct def_chain *ch, int cpu, bool *gave_up)
 {
@@ -86,7 +91,11 @@ static bool def_section(struct def_chain *ch, int cpu, bool *gave_up)
 		arch_cpu_relax();
 	}
 	end = task_exec_ns(self) + CS;
-	while (task_exec_ns(self) < end) {
+	for (;;) {
+		uint64_t now = task_exec_ns(self);
+
+		if (now >= end + DEF_SEEN_WAIT || (now >= end && READ_ONCE(ch->seen)))
+			break;
 		if (current_donor() == READ_ONCE(ch->h))
 			served = true;
 		arch_cpu_relax();
@@ -211,6 +220,7 @@ static void def_judge_cpu(int c)
 		if (!here)
 			continue;
 		waiting = true;
+		ch->seen = 1;
 		if (run == df.hog[c] && df.violations++ == 0) {
 			df.bad_cpu = c;
 			df.bad_chain = j;
