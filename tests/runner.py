@@ -10,7 +10,8 @@
 4 and 8 CPUs; one x86_64 configuration through the GRUB ISO, one riscv64
 configuration through U-Boot, the others through QEMU's -kernel) with
 `ktest=... expect_cpus=N` (plus the mutex suites once per arch in the
-locking modes inherit and none, and sched_dl once under -icount), parses
+locking modes inherit and none, and sched_dl and sched_fair once under
+-icount), parses
 the KTAP output, then boots the crash
 scenarios (crash=NAME) and checks that each ends in the expected PANIC,
 and boots the framework's self-test (ktest=ktest_selftest, which fails on
@@ -221,7 +222,7 @@ def test_matrix(arches, cpu_counts, suites):
 # is not at the mercy of the host: they also boot once under -icount
 # (deterministic, instruction-driven time) at one CPU per arch.  On a
 # busy host their timing cases SKIP in the ordinary boots.
-ICOUNT_SUITES = ("sched_dl",)
+ICOUNT_SUITES = ("sched_dl", "sched_fair")
 
 
 # The mutex suites run in whatever locking mode the kernel booted with

@@ -115,14 +115,24 @@ static bool shares_settled(int cpu, struct task **h, int n, uint64_t *exec)
 	return settled;
 }
 
-/* Sample at the first settled moment within @patience_ns. */
-static void sample_settled(int cpu, struct task **h, int n, uint64_t *exec,
+/* Sample at the first settled moment within @patience_ns; false if
+ * none came (the last sample is kept). */
+static bool sample_settled(int cpu, struct task **h, int n, uint64_t *exec,
 			   uint64_t patience_ns)
 {
 	uint64_t until = clock_ns() + patience_ns;
 
-	while (!shares_settled(cpu, h, n, exec) && clock_ns() < until)
-		sleep_ns(5 * NSEC_PER_MSEC);
+	while (!shares_settled(cpu, h, n, exec))
+		if (clock_ns() >= until)
+			return false;
+		else
+			sleep_ns(5 * NSEC_PER_MSEC);
+	return true;
+}
+
+static bool out_of_5pct(uint64_t got, uint64_t want)
+{
+	return got * 1000 < want * 950 || got * 1000 > want * 1050;
 }
 
 static void nice_shares_follow_weights(struct ktest *t)
@@ -131,9 +141,10 @@ static void nice_shares_follow_weights(struct ktest *t)
 	static const unsigned long weights[] = { 1024, 526, 272 };	/* Linux's */
 	enum { N = ARRAY_SIZE(nices) };
 	struct task *h[N];
-	uint64_t start[N], end[N], total = 0;
+	uint64_t start[N], end[N], got[N], want[N], total = 0;
 	unsigned long wsum = 0;
 	int cpu = victim_cpu();
+	bool settled, off = false;
 
 	WRITE_ONCE(stop_flag, false);
 	for (int i = 0; i < N; i++) {
@@ -141,11 +152,11 @@ static void nice_shares_follow_weights(struct ktest *t)
 		wsum += weights[i];
 	}
 	sleep_ns(300 * NSEC_PER_MSEC);		/* warm-up */
-	sample_settled(cpu, h, N, start, 500 * NSEC_PER_MSEC);
+	settled = sample_settled(cpu, h, N, start, 500 * NSEC_PER_MSEC);
 	sleep_ns(3 * NSEC_PER_SEC);
 	/* Long patience: a host stall is charged to whichever hog ran
 	 * through it, and on a busy host it takes a while to even out. */
-	sample_settled(cpu, h, N, end, 2 * NSEC_PER_SEC);
+	settled &= sample_settled(cpu, h, N, end, 2 * NSEC_PER_SEC);
 	WRITE_ONCE(stop_flag, true);
 	for (int i = 0; i < N; i++) {
 		thread_join(h[i]);
@@ -153,18 +164,31 @@ static void nice_shares_follow_weights(struct ktest *t)
 	}
 	KASSERT(t, total > 0);
 	for (int i = 0; i < N; i++) {
-		uint64_t got = (end[i] - start[i]) * 1000 / total;
-		uint64_t want = weights[i] * 1000 / wsum;
-
+		got[i] = (end[i] - start[i]) * 1000 / total;
+		want[i] = weights[i] * 1000 / wsum;
+		off |= out_of_5pct(got[i], want[i]);
 		printk("# nice %d: %llu ms, share %llu.%llu%%, weights say %llu.%llu%%\n",
 		       nices[i], (unsigned long long)((end[i] - start[i]) / NSEC_PER_MSEC),
-		       (unsigned long long)got / 10, (unsigned long long)got % 10,
-		       (unsigned long long)want / 10, (unsigned long long)want % 10);
-		if (got * 1000 < want * 950 || got * 1000 > want * 1050)
+		       (unsigned long long)got[i] / 10, (unsigned long long)got[i] % 10,
+		       (unsigned long long)want[i] / 10, (unsigned long long)want[i] % 10);
+	}
+	printk("# %s at both edges\n", settled ? "settled" : "not settled");
+	/*
+	 * Settled at both edges, every hog's service is its weight's share
+	 * to within 2 * NICE_SETTLED_NS (well inside 5%).  If the hogs never
+	 * settled, host stalls kept charging whole ms to one of them: the
+	 * edges then say more about the host than about EEVDF.  The -icount
+	 * boot (no stalls) always gives the strict verdict.
+	 */
+	if (off && !settled)
+		KSKIP(t, "host too noisy: the hogs' lags never settled within "
+		      "4 ms at a window edge");
+	for (int i = 0; i < N; i++)
+		if (out_of_5pct(got[i], want[i]))
 			ktest_fail(t, __FILE__, __LINE__,
 				   "nice %d got %llu/1000 of the CPU, weights say %llu/1000",
-				   nices[i], (unsigned long long)got, (unsigned long long)want);
-	}
+				   nices[i], (unsigned long long)got[i],
+				   (unsigned long long)want[i]);
 }
 
 /* ---- (2) EEVDF: a short request waking among hogs runs at once ---------- */
