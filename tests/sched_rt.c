@@ -18,6 +18,7 @@
 #include "timer.h"
 #include "arch.h"
 #include "../kernel/sched/internal.h"
+#include "../kernel/sched/cpupri.h"
 
 #define MS NSEC_PER_MSEC
 
@@ -326,6 +327,35 @@ static struct task *committed_task(int c)
 }
 
 /*
+ * What a failed sample needs to be understood: where each hog is, and
+ * what every CPU runs and has told the others (cpupri level, overload,
+ * throttling, a pending reschedule or push).  Lockless: a snapshot of
+ * moving state, for reading, not for judging.
+ */
+static void print_rt_state(int nh)
+{
+	for (int i = 0; i < nh; i++)
+		if (hogs[i])
+			printk("# hog %d: cpu%d%s%s\n", i, READ_ONCE(hogs[i]->cpu),
+			       READ_ONCE(hogs[i]->on_cpu) ? " running" : "",
+			       READ_ONCE(hogs[i]->on_rq) ? "" : " not queued");
+	for (int c = 0; c < ncpus; c++) {
+		struct rq *rq = cpu_rq(c);
+
+		if (!cpus[c].online)
+			continue;
+		printk("# cpu%d: curr %s prio %d, rt queued %u, highest %d, "
+		       "cpupri %d, %s%s%s%s\n", c, READ_ONCE(rq->curr)->name,
+		       READ_ONCE(rq->curr)->prio, READ_ONCE(rq->rt.rt_nr_running),
+		       READ_ONCE(rq->rt.highest_prio), cpupri_get(c),
+		       READ_ONCE(rq->rt.overloaded) ? "overloaded " : "",
+		       READ_ONCE(rq->rt.throttled) ? "throttled " : "",
+		       READ_ONCE(cpus[c].need_resched) ? "need_resched " : "",
+		       READ_ONCE(rq->rt.push_timer.cpu) >= 0 ? "push pending" : "");
+	}
+}
+
+/*
  * From the case thread (FIFO 99, spinning on its CPU), sample every other
  * CPU's committed task: each must be one of the hogs in [lo, hi].  A CPU
  * that is RT-throttled at that moment is skipped (throttling is the one
@@ -349,10 +379,12 @@ static int sample_top(struct ktest *t, int nh, int lo, int hi, int samples,
 			if (READ_ONCE(cpus[c].rq.rt.throttled))
 				continue;
 			(*checked)++;
-			if ((i < lo || i > hi) && bad++ == 0)
+			if ((i < lo || i > hi) && bad++ == 0) {
 				ktest_fail(t, __FILE__, __LINE__,
 					   "sample %d: cpu%d runs hog %d, want %d..%d",
 					   s, c, i, lo, hi);
+				print_rt_state(nh);
+			}
 		}
 		spin_delay_ns(100 * 1000);
 	}
