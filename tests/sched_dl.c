@@ -517,6 +517,11 @@ static void dl_runs_before_rt(struct ktest *t)
 /* ---- Global EDF ------------------------------------------------------- */
 
 #define SMP_SAMPLES 30
+/* Each sample is a stop_machine(): every vCPU must get the host at once,
+ * which on a busy 2-core host running 8-CPU guests can take most of a
+ * second.  Sampling stops after this much time, well inside the case's
+ * timeout, so that the hogs are stopped and joined either way. */
+#define SMP_SAMPLING_NS (10 * NSEC_PER_SEC)
 
 struct gedf {
 	struct task *hogs[NR_CPUS + 1];
@@ -583,13 +588,16 @@ static int gedf_sample(void *arg)
  * in flight, more on a busy host, whose late timers and IPIs stretch it:
  * 0-3 of 30 on a quiet host, 7 once on a 2-core CI host running two
  * guests (the case took twice its usual time).  Up to 1 in 3 passes.
- * Without push the hogs starve this thread and the case times out.
+ * Without push the hogs starve this thread and the case times out.  A
+ * host so busy that fewer than 10 samples fit in SMP_SAMPLING_NS, none
+ * of them bad, gives no verdict (SKIP).
  */
 static void dl_global_edf_smp(struct ktest *t)
 {
-	int n = online_cpus();
+	int n = online_cpus(), samples;
 	struct gedf g = { 0 };
 	struct sched_attr a;
+	uint64_t until;
 
 	if (n < 2)
 		KSKIP(t, "needs >= 2 CPUs");
@@ -607,7 +615,8 @@ static void dl_global_edf_smp(struct ktest *t)
 		g.nhogs++;
 	}
 	sleep_ns(50 * MS);
-	for (int s = 0; s < SMP_SAMPLES; s++) {
+	until = clock_ns() + SMP_SAMPLING_NS;
+	for (samples = 0; samples < SMP_SAMPLES && clock_ns() < until; samples++) {
 		stop_machine(gedf_sample, &g);
 		sleep_ns(17 * MS);
 	}
@@ -616,9 +625,13 @@ static void dl_global_edf_smp(struct ktest *t)
 		thread_join(g.hogs[i]);
 	printk("# %d samples: %d bad (%d with a CPU free of deadline tasks while "
 	       "one waits, %d with a waiting task earlier than a running one)\n",
-	       SMP_SAMPLES, g.bad, g.idle_while_waiting, g.inverted);
+	       samples, g.bad, g.idle_while_waiting, g.inverted);
 	KEXPECT_EQ(t, g.nhogs, n + 1);
-	KEXPECT(t, g.bad <= SMP_SAMPLES / 3);
+	/* A few samples, none bad: stop_machine() was slow, not EDF wrong. */
+	if (!t->failures && samples < SMP_SAMPLES / 3 && !g.bad)
+		KSKIP(t, "host too busy: stop_machine took too long for 10 samples");
+	KEXPECT(t, samples >= SMP_SAMPLES / 3);
+	KEXPECT(t, g.bad <= samples / 3);
 }
 
 static struct ktest_case sched_dl_cases[] = {
