@@ -660,14 +660,16 @@ static void throttling_lets_fair_run(struct ktest *t)
 	/* Shares of what the two got: ~40/60 (observed 35..40% fair at 1-4
 	 * CPUs), with wide margins: under TCG at 8 vCPUs late ticks let RT
 	 * overrun (seen 80/20) and a late period timer lets fair overrun
-	 * (seen 40/60).  Without throttling fair gets nothing; with RT
-	 * always stepping aside, RT gets nothing.  The CPU is never idle:
+	 * (seen 40/60, and 73/27 on a 2-core host running four 8-CPU
+	 * guests).  Without throttling fair gets nothing; with RT always
+	 * stepping aside, RT gets nothing: 10% either way tells those
+	 * apart from a noisy split.  The CPU is never idle:
 	 * the fair hog always wants it.  (Not "the two got the window":
 	 * another CPU's counters stand still while a host stalls its vCPU,
 	 * seen 127 ms of 1503 on an overloaded host.) */
 	KEXPECT(t, idle_ns < win / 10);
 	KEXPECT(t, fair_ns * 100 >= (fair_ns + rt_ns) * 10);
-	KEXPECT(t, rt_ns * 100 >= (fair_ns + rt_ns) * 30);
+	KEXPECT(t, rt_ns * 100 >= (fair_ns + rt_ns) * 10);
 }
 
 static struct ktest_case sched_rt_cases[] = {
