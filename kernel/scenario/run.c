@@ -13,8 +13,10 @@
  * waits for which mutex held by whom: a cycle there is the deadlock),
  * then sets r->abort and wakes every task.  compute, sleep and wait
  * check it; a task blocked on a mutex waits with mutex_lock_timeout()
- * up to the limit plus SCN_GRACE_NS, so it cannot miss the picture and
- * still comes back.  Every task releases what it holds, newest first,
+ * up to the limit plus SCN_GRACE_NS, and if that runs out first (the
+ * controller late on a busy host) it stays as it was, still waiting for
+ * the mutex in the picture and holding its own, until told to stop: the
+ * picture cannot miss it.  Every task releases what it holds, newest first,
  * and ends; the controller joins them all, restores the locking mode and
  * its own attributes, and the next scenario can run.
  *
@@ -351,9 +353,14 @@ static bool step_lock(struct scn_trun *tr, int m)
 	WRITE_ONCE(tr->waiting, m);
 	/* 0 would mean "forever": past the limit, wait a token 1 ns. */
 	err = mutex_lock_timeout(&r->mx[m], left > 0 ? (uint64_t)left : 1);
+	if (err) {
+		/* Past the limit.  Until the controller has taken its picture
+		 * and says stop, look as we did: waiting for m. */
+		scn_sleep(r, 0, NULL, 0, true);
+		WRITE_ONCE(tr->waiting, -1);
+		return false;
+	}
 	WRITE_ONCE(tr->waiting, -1);
-	if (err)
-		return false;		/* stopped: the report was made */
 	held_push(tr, m);
 	return true;
 }
@@ -723,8 +730,9 @@ int scenario_run(const struct scenario *s, int idx, struct scn_result *res)
 		WRITE_ONCE(r->abort, 1);
 		smp_mb();
 		wake_all(r);
-		scn_sleep(r, r->deadline + SCN_GRACE_NS + SCN_STOP_NS,
-			  all_ended, 0, false);
+		/* From now, too: this thread may be late itself. */
+		scn_sleep(r, MAX(r->deadline + SCN_GRACE_NS, clock_ns()) +
+			  SCN_STOP_NS, all_ended, 0, false);
 		res->stuck = !all_ended(r, 0);
 	}
 	if (res->stuck) {
