@@ -201,6 +201,7 @@ static bool host_noisy(int periods)
 {
 	return nr_stalls * 100 > periods;
 }
+#define HOST_NOISY_REASON "host too noisy: vCPU stalls in over 1% of periods"
 
 /*
  * Print and judge periodic runs (see unexcused_failures).  A host that
@@ -238,7 +239,7 @@ static void report_periodic(struct ktest *t, struct periodic *pd, int n)
 		throttled += pd[i].nr_throttled;
 	}
 	if (failed && host_noisy(jobs) && !t->failures)
-		KSKIP(t, "host too noisy: vCPU stalls in over 1% of periods");
+		KSKIP(t, HOST_NOISY_REASON);
 	if (failed && throttled * 100 > (uint64_t)jobs && !t->failures)
 		KSKIP(t, "host too slow: tasks using 30% of their budget were "
 		      "throttled in over 1% of periods");
@@ -356,7 +357,7 @@ static void dl_overrun_is_throttled(struct ktest *t)
 	 * share out of range says nothing about the scheduler. */
 	if (!(share >= 150 && share <= 260 && throttled >= 10) && host_noisy(500)) {
 		printk("# %d host stalls logged\n", nr_stalls);
-		KSKIP(t, "host too noisy: vCPU stalls in over 1% of periods");
+		KSKIP(t, HOST_NOISY_REASON);
 	}
 	KEXPECT(t, share >= 150 && share <= 260);
 	KEXPECT(t, throttled >= 10);

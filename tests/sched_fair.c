@@ -122,11 +122,11 @@ static bool sample_settled(int cpu, struct task **h, int n, uint64_t *exec,
 {
 	uint64_t until = clock_ns() + patience_ns;
 
-	while (!shares_settled(cpu, h, n, exec))
+	while (!shares_settled(cpu, h, n, exec)) {
 		if (clock_ns() >= until)
 			return false;
-		else
-			sleep_ns(5 * NSEC_PER_MSEC);
+		sleep_ns(5 * NSEC_PER_MSEC);
+	}
 	return true;
 }
 
