@@ -42,7 +42,7 @@
  *   pi_walk_lock -> task pi_lock -> rq->lock -> mutex wait_lock
  *                                                   -> task blocked_lock
  *
- * pi_walk_lock (kernel/locking/mutex.c) is one global lock serialising
+ * pi_walk_lock (kernel/locking/mutex_pi.c) is one global lock serialising
  * the inherit-mode priority walks; nothing takes it while holding any
  * other lock.  blocked_lock serialises a task's blocked_on and
  * blocked_donor; it is innermost.

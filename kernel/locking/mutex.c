@@ -3,7 +3,8 @@
  *
  * The owner word, its flags and the lock order are described once, in
  * kernel/include/mutex.h; the blocked_on helpers and the wake queue are
- * in blocked_on.c.  This file has, in order:
+ * in blocked_on.c; the priority inheritance walks of the inherit mode in
+ * mutex_pi.c.  This file has, in order:
  *
  *   - the fast paths: one compare-and-swap each way;
  *   - optimistic spinning while the owner runs;
@@ -11,7 +12,6 @@
  *     handoff to the first waiter when spinners keep stealing (it spins
  *     for the handoff while the owner runs);
  *   - unlock's slow path: release or hand off, then wake;
- *   - priority inheritance walks (inherit mode only);
  *   - misuse reports, the exit check and the locking mode.
  *
  * Sleeping follows core.c's protocol: the waiter sets TASK_SLEEPING
@@ -38,6 +38,7 @@
  * is safe because the waiter looks at the lock again before it sleeps.
  */
 #include "mutex.h"
+#include "mutex_pi.h"
 #include "ww_mutex.h"
 #include "cpu.h"
 #include "sched.h"
@@ -47,29 +48,6 @@
 
 enum locking_mode locking_mode = LOCKING_PROXY;
 int mutex_nr_blocked;
-
-/*
- * Inherit mode: every waiter that lends its priority is on pi_waiters,
- * and every walk runs under pi_walk_lock.  One global lock, because it
- * is simple and this is a teaching kernel: walks are rare (contended
- * slow paths in inherit mode only) and short.  The global list, rather
- * than the owner's held_mutexes, is what a walk scans: held_mutexes is
- * kept by the fast paths without a lock, so only its own task may read
- * it.  A walk for owner O ranks the active waiters whose mutex O owns.
- *
- * Why the tasks a walk touches are alive: the walk starts from a mutex
- * that has a queued waiter (the caller, still on wait_list) or from the
- * caller itself, and follows blocked_on links of queued waiters.  Such a
- * mutex has WAITERS set, so its owner can only release it through the
- * unlock slow path, which in inherit mode holds pi_walk_lock around the
- * release and its own re-walk; a queued waiter leaves (with or without
- * the lock) only after a walk or an unregister under pi_walk_lock.  So
- * while a walk holds pi_walk_lock, none of the tasks it reaches can get
- * past the mutex code, let alone exit.
- */
-static spinlock_t pi_walk_lock = SPINLOCK_INIT("mutex pi_walk_lock");
-static LIST_HEAD(pi_waiters);		/* struct mutex_waiter.pi_node */
-#define PI_MAX_DEPTH 16			/* chain hops; a cycle stops here */
 
 /* Optimistic spinning gives up after this many looks at the owner: under
  * qemu a spinning vCPU can hold up the one the owner needs. */
@@ -290,64 +268,6 @@ static bool mutex_optimistic_spin(struct mutex *m, struct task *curr,
 	return false;
 }
 
-/* ---- Priority inheritance (inherit mode) ----------------------------- */
-
-/* Recompute @p's inherited priority, then its owner's along p's
- * blocked_on chain.  pi_walk_lock held. */
-static void pi_walk_locked(struct task *p)
-{
-	for (int depth = 0; p && depth < PI_MAX_DEPTH; depth++) {
-		struct task *top = NULL;
-		struct list_head *pos;
-		struct mutex *next;
-
-		list_for_each(pos, &pi_waiters) {
-			struct mutex_waiter *w = list_entry(pos,
-					struct mutex_waiter, pi_node);
-
-			if (!READ_ONCE(w->pi_active) || w->task == p ||
-			    mutex_owner(w->lock) != p)
-				continue;
-			if (!top || sched_prio_before(w->task, top))
-				top = w->task;
-		}
-		sched_set_pi_donor(p, top);
-		next = get_task_blocked_on(p);
-		if (!next || next == PROXY_WAKING)
-			break;
-		p = mutex_owner(next);
-	}
-}
-
-/* Walk from @m's owner; the caller is a waiter still queued on @m. */
-static void pi_walk_from(struct mutex *m)
-{
-	unsigned long flags = spin_lock(&pi_walk_lock);
-
-	pi_walk_locked(mutex_owner(m));
-	spin_unlock(&pi_walk_lock, flags);
-}
-
-static void pi_register(struct mutex_waiter *w)
-{
-	unsigned long flags = spin_lock(&pi_walk_lock);
-
-	list_add_tail(&w->pi_node, &pi_waiters);
-	spin_unlock(&pi_walk_lock, flags);
-}
-
-/* Leave pi_waiters; after taking the lock, also walk for ourselves (we
- * may now own waiters that lend us their priority). */
-static void pi_unregister(struct mutex_waiter *w, bool acquired)
-{
-	unsigned long flags = spin_lock(&pi_walk_lock);
-
-	list_del_init(&w->pi_node);
-	if (acquired)
-		pi_walk_locked(w->task);
-	spin_unlock(&pi_walk_lock, flags);
-}
-
 /* ---- Slow path ------------------------------------------------------- */
 
 static void mutex_check_lock_context(struct mutex *m, struct task *curr)
@@ -471,9 +391,9 @@ int __mutex_lock_slowpath(struct mutex *m, uint64_t timeout_ns,
 		list_add(&m->held_node, &curr->held_mutexes);
 		arch_irq_restore(flags);
 		if (inherit) {		/* we may have stolen it from waiters */
-			flags = spin_lock(&pi_walk_lock);
+			flags = pi_walk_begin();
 			pi_walk_locked(curr);
-			spin_unlock(&pi_walk_lock, flags);
+			pi_walk_end(flags);
 		}
 		return 0;
 	}
@@ -560,7 +480,7 @@ int __mutex_lock_slowpath(struct mutex *m, uint64_t timeout_ns,
 		/*
 		 * Leaving without the lock: first take our priority back
 		 * from the owner, while still queued (so it cannot release
-		 * and exit meanwhile, see pi_waiters).  If the lock was
+		 * and exit meanwhile, see mutex_pi.c).  If the lock was
 		 * handed to us during the walk, we take it after all.
 		 */
 		WRITE_ONCE(w.pi_active, false);
@@ -640,7 +560,7 @@ static void __mutex_unlock_slowpath(struct mutex *m, struct task *curr)
 	 * waiter that lent us its priority returns (and exits) before we
 	 * stopped using it. */
 	if (pi)
-		pi_flags = spin_lock(&pi_walk_lock);
+		pi_flags = pi_walk_begin();
 	flags = spin_lock(&m->wait_lock);
 	owner = READ_ONCE(m->owner);
 	if (owner_task(owner) != curr) {
@@ -676,7 +596,7 @@ static void __mutex_unlock_slowpath(struct mutex *m, struct task *curr)
 	wake_q_unlock(&q, &m->wait_lock, flags);
 	if (pi) {
 		pi_walk_locked(curr);		/* drop what m's waiters lent */
-		spin_unlock(&pi_walk_lock, pi_flags);
+		pi_walk_end(pi_flags);
 	}
 }
 

@@ -2,12 +2,12 @@
  * inherit.c - classic priority inheritance, the locking mode "inherit"
  * (what Linux's rt_mutex does with rt_mutex_setprio()).
  *
- * A task that waits for a mutex sleeps.  kernel/locking/mutex.c works out
+ * A task that waits for a mutex sleeps.  kernel/locking/mutex_pi.c works out
  * the best waiter over every mutex an owner holds and calls
  * sched_set_pi_donor(owner, waiter); the owner then runs in the waiter's
  * class with its RT priority or its absolute deadline, until
  * sched_set_pi_donor(owner, NULL) gives it back its own.  Transitive
- * chains are walked by mutex.c; here ->pi_donor links are followed to
+ * chains are walked by mutex_pi.c; here ->pi_donor links are followed to
  * the task whose parameters are really used (pi_ctx).
  *
  * Only RT and deadline parameters are lent, as in Linux: a fair waiter
