@@ -170,13 +170,15 @@ static void run_sequence(struct ktest *t, enum locking_mode mode)
 		LINE("switch prev=%s next=%s donor=%s state=run", lo, hi, hi);
 		LINE("acquire task=%s mutex=trace-m how=handoff", hi);
 	} else {
-		/* hi sleeps; lo runs with its own (inherited) context. */
+		/* hi sleeps; lo runs with its own (inherited) context; the
+		 * lock is handed to hi, the most important (RT) waiter. */
 		LINE("switch prev=%s next=%s donor=%s state=blocked", hi, lo,
 		     lo);
 		LINE("release task=%s mutex=trace-m wake=%s", lo, hi);
+		LINE("handoff from=%s to=%s mutex=trace-m", lo, hi);
 		LINE("wakeup task=%s cpu=%d", hi, cpu);
 		LINE("switch prev=%s next=%s donor=%s state=run", lo, hi, hi);
-		LINE("acquire task=%s mutex=trace-m how=wait", hi);
+		LINE("acquire task=%s mutex=trace-m how=handoff", hi);
 	}
 	LINE("mark task=%s text=hi locked", hi);
 	LINE("release task=%s mutex=trace-m wake=none", hi);

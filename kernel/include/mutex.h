@@ -4,13 +4,23 @@
  * A mutex is owned by a task, not a CPU: the owner may sleep, be
  * preempted or migrate while holding it, and only the owner may unlock
  * it.  Waiters queue FIFO on wait_list.  What a waiter does while it
- * waits depends on the locking mode (locking_mode, below):
+ * waits, and which waiter an unlock gives the lock to, depend on the
+ * locking mode (locking_mode, below):
  *
  *   proxy    it stays on its runqueue, blocked_on set; the scheduler may
- *            pick it and run the owner in its place (kernel/sched/proxy.c)
+ *            pick it and run the owner in its place (kernel/sched/proxy.c);
+ *            the lock is handed to the donor the owner runs for, else
+ *            released and the first waiter woken (a spinner may take it
+ *            first)
  *   inherit  it sleeps; the owner's priority is raised to the best
- *            waiter's, transitively (classic priority inheritance)
- *   none     it sleeps; nothing is lent to the owner
+ *            waiter's, transitively (classic priority inheritance); the
+ *            lock goes to the most important waiter (earliest deadline,
+ *            highest RT priority, then arrival), as with Linux's
+ *            rt_mutex: handed to it if it is RT or deadline, else as
+ *            in none
+ *   none     it sleeps; nothing is lent to the owner; the lock is
+ *            released and the first waiter woken (a spinner may take it
+ *            first)
  *
  * The owner word
  * --------------
@@ -20,10 +30,11 @@
  *   MUTEX_FLAG_WAITERS  wait_list is non-empty: unlock must take the slow
  *                       path and wake someone.
  *   MUTEX_FLAG_HANDOFF  the first waiter asked for the lock to be handed
- *                       to it (it was woken but a spinner stole the lock),
- *                       or the unlocker chose a waiter (proxy: the donor
- *                       that boosted it); unlock then writes the chosen
- *                       task into owner instead of clearing it.
+ *                       to it (it was woken but a spinner stole the lock);
+ *                       unlock then writes the chosen task into owner
+ *                       instead of clearing it.  Unlock also hands over
+ *                       unasked to a proxy donor that boosted it, and in
+ *                       inherit mode to an RT or deadline waiter.
  *   MUTEX_FLAG_PICKUP   the lock has been handed to the task in owner,
  *                       which has not yet seen it; nobody else may take it.
  *
@@ -68,7 +79,7 @@ struct task;
 struct mutex {
 	unsigned long owner;		/* task | MUTEX_FLAG_*, see above */
 	spinlock_t wait_lock;		/* protects wait_list, irq-safe */
-	struct list_head wait_list;	/* struct mutex_waiter, FIFO */
+	struct list_head wait_list;	/* struct mutex_waiter, arrival order */
 	struct list_head held_node;	/* on the owner's held_mutexes */
 	const char *name;		/* for reports: misuse, deadlock, ps */
 };
@@ -87,8 +98,10 @@ void mutex_init(struct mutex *m, const char *name);
 /*
  * A task waiting for a mutex: on the waiter's stack, on m->wait_list
  * (under m->wait_lock) from when it queues until it leaves with or
- * without the lock.  FIFO for plain waiters; ww waiters with an acquire
- * context are ordered by stamp (ww_mutex.h).
+ * without the lock.  In arrival order for plain waiters; ww waiters with
+ * an acquire context come first, ordered by stamp (ww_mutex.h).  The
+ * list is never reordered: inherit mode picks the most important waiter
+ * from it at unlock (kernel/locking/mutex_pi.c, pi_top_waiter).
  */
 struct ww_acquire_ctx;
 struct mutex_waiter {
@@ -129,7 +142,9 @@ bool mutex_trylock(struct mutex *m);
  * the caller does not own it (including an unlocked mutex).  With
  * waiters, hands the lock to one of them: in proxy mode to the donor
  * that was running the caller (current->blocked_donor) if it waits on
- * @m, otherwise the first waiter is woken to take it.
+ * @m; in inherit mode to the most important waiter if it is RT or
+ * deadline (nobody else can take it first); otherwise the first (in
+ * inherit mode: most important) waiter is woken to take it.
  */
 void mutex_unlock(struct mutex *m);
 

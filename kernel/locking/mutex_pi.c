@@ -5,7 +5,8 @@
  * A walk for owner O ranks, with sched_prio_before(), the waiters whose
  * mutex O owns, lends the best one's context to O (sched_set_pi_donor,
  * kernel/sched/inherit.c), then follows O->blocked_on to that mutex's
- * owner, and so on.  mutex.c calls the walks from its slow paths; the
+ * owner, and so on.  mutex.c calls the walks from its slow paths, and
+ * asks pi_top_waiter() which waiter an unlock hands the lock to; the
  * interface is mutex_pi.h.
  *
  * Every waiter that lends its priority is on pi_waiters, and every walk
@@ -92,4 +93,45 @@ void pi_unregister(struct mutex_waiter *w, bool acquired)
 	if (acquired)
 		pi_walk_locked(w->task);
 	spin_unlock(&pi_walk_lock, flags);
+}
+
+/*
+ * The waiter an unlock gives @m to in inherit mode, rt_mutex's top
+ * waiter: the one whose effective scheduling context (its own or what it
+ * inherits, the context sched_prio_before ranks) runs first: the earliest
+ * deadline, then the highest RT priority; among equals the first to
+ * arrive (wait_list is in arrival order and only a strictly better
+ * waiter replaces the one found so far; fair waiters are all equal).
+ * Waiters with a wound/wait context come first in stamp order, which
+ * wait-die and wound-wait rely on: the first of them gets the lock
+ * (and, handed it, inherits at once from the more important ones behind
+ * it: mutex.c walks for it).
+ *
+ * Chosen by a scan at unlock rather than kept in a sorted list: a
+ * waiter's effective context changes while it waits (a boost through a
+ * mutex it holds, sched_setattr) without the mutex code being told, and
+ * a sorted list would need a requeue in each of those places (Linux's
+ * rt_mutex_adjust_prio_chain).  The scan sees the context of now; the
+ * unlock holds pi_walk_lock, so no walk changes a waiter's inherited
+ * context meanwhile.  It costs one look per waiter on contended unlocks
+ * in inherit mode, as the walks do.
+ */
+struct mutex_waiter *pi_top_waiter(struct mutex *m, bool *ranked)
+{
+	struct mutex_waiter *first = list_first_entry(&m->wait_list,
+						      struct mutex_waiter, list);
+	struct mutex_waiter *top = first;
+	struct list_head *pos;
+
+	for (pos = first->list.next; pos != &m->wait_list; pos = pos->next) {
+		struct mutex_waiter *w = list_entry(pos, struct mutex_waiter,
+						    list);
+
+		/* A fair context ranks before nothing: one read skips it. */
+		if (pi_task_ranked(w->task) &&
+		    sched_prio_before(w->task, top->task))
+			top = w;
+	}
+	*ranked = pi_task_ranked(top->task);
+	return first->ww_ctx ? first : top;
 }
