@@ -53,6 +53,9 @@ bool number(struct parser *p, const char *s, int col, bool neg_ok,
 	    long long min, long long max, const char *what, long long *v);
 /* "20ms" -> ns, at most SCN_MAX_NS. */
 bool duration(struct parser *p, const char *s, int col, uint64_t *ns);
+/* @ns as the script would write it, in the largest unit that divides it
+ * ("10us", "1500ns", "4s"); returns @buf. */
+char *duration_str(uint64_t ns, char *buf, size_t len);
 /* Letters, digits, '_' and '-', not starting with a digit, short. */
 bool name_ok(struct parser *p, const char *s, int col);
 int find_name(char (*names)[SCN_NAME_MAX], int n, const char *s);

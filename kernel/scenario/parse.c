@@ -21,8 +21,6 @@
 #include <printf.h>
 #include <string.h>
 
-#define DL_RUNTIME_MIN 1024ULL		/* as kernel/sched/setattr.c */
-#define DL_PERIOD_MAX (4 * NSEC_PER_SEC)
 #define UNRESOLVED (-2)			/* donor NAME not yet known */
 
 static int find_task(struct scenario *s, const char *name)
@@ -153,28 +151,61 @@ static int class_policy(const char *c)
 	return -1;
 }
 
-static bool dl_check(struct parser *p, struct sched_attr *a, uint32_t seen,
-		     int col)
+/* "FIELD V is REL LIMIT NOTE", the values as durations. */
+static bool dl_refuse(struct parser *p, int col, const char *field,
+		      uint64_t v, const char *rel, uint64_t limit,
+		      const char *note)
 {
+	char vs[24], ls[24];
+
+	return fail_at(p, col, "%s %s is %s %s%s", field,
+		       duration_str(v, vs, sizeof(vs)), rel,
+		       duration_str(limit, ls, sizeof(ls)), note);
+}
+
+/*
+ * The deadline limits of sched.h (DL_RUNTIME_MIN_NS ...), checked here so
+ * that a script is refused before it runs, at the value that is wrong
+ * (@vcol: each key's value column), naming the field and the limit.
+ */
+static bool dl_check(struct parser *p, struct sched_attr *a, uint32_t seen,
+		     const int *vcol, int col)
+{
+	const char *pname = "period", *note = "";
+	int pcol = vcol[K_PERIOD];
+
 	if (!(seen & 1 << K_RUNTIME) || !(seen & 1 << K_DEADLINE))
 		return fail_at(p, col, "deadline needs runtime= and deadline=");
-	if (!a->dl_period)
+	if (!a->dl_period) {
 		a->dl_period = a->dl_deadline;
-	if (a->dl_runtime < DL_RUNTIME_MIN)
-		return fail_at(p, col, "runtime below 1024ns");
+		pname = "deadline";
+		note = " (no period=: the deadline is the period)";
+		pcol = vcol[K_DEADLINE];
+	}
+	if (a->dl_runtime < DL_RUNTIME_MIN_NS)
+		return dl_refuse(p, vcol[K_RUNTIME], "runtime", a->dl_runtime,
+				 "below the minimum", DL_RUNTIME_MIN_NS, "");
 	if (a->dl_deadline < a->dl_runtime)
-		return fail_at(p, col, "deadline shorter than runtime");
+		return dl_refuse(p, vcol[K_DEADLINE], "deadline", a->dl_deadline,
+				 "shorter than runtime", a->dl_runtime, "");
 	if (a->dl_period < a->dl_deadline)
-		return fail_at(p, col, "period shorter than deadline");
-	if (a->dl_period > DL_PERIOD_MAX)
-		return fail_at(p, col, "period longer than 4s");
+		return dl_refuse(p, pcol, "period", a->dl_period,
+				 "shorter than deadline", a->dl_deadline, "");
+	if (a->dl_period < DL_PERIOD_MIN_NS)
+		return dl_refuse(p, pcol, pname, a->dl_period,
+				 "below the minimum period", DL_PERIOD_MIN_NS,
+				 note);
+	if (a->dl_period > DL_PERIOD_MAX_NS)
+		return dl_refuse(p, pcol, pname, a->dl_period,
+				 "above the maximum period", DL_PERIOD_MAX_NS,
+				 note);
 	return true;
 }
 
 /* One key=value (or fifo/rr) word @i into @sc. */
 static bool class_param(struct parser *p, int i, int policy,
 			struct scn_sched *sc, uint64_t *start,
-			uint32_t *seen)
+			uint32_t *seen, int *vcols)
 {
 	char *w = p->w[i].s, *eq = strchr(w, '=');
 	int col = p->w[i].col, vcol;
@@ -205,6 +236,7 @@ static bool class_param(struct parser *p, int i, int policy,
 		return fail_at(p, col, "'%s' given twice", w);
 	*seen |= 1 << k;
 	vcol = eq ? col + (int)(eq - w) + 1 : col;
+	vcols[k] = vcol;
 	eq = eq ? eq + 1 : NULL;
 	switch (k) {
 	case K_NICE:
@@ -244,7 +276,7 @@ static bool class_param(struct parser *p, int i, int policy,
 static bool class_header(struct parser *p, int i, struct scn_sched *sc,
 			 uint64_t *start)
 {
-	int policy = -1, class_col = col_of(p, i);
+	int policy = -1, class_col = col_of(p, i), vcols[NKEYS] = { 0 };
 	uint32_t seen = 0;
 
 	memset(sc, 0, sizeof(*sc));
@@ -261,11 +293,11 @@ static bool class_header(struct parser *p, int i, struct scn_sched *sc,
 			       "deadline)");
 	}
 	for (; i < p->nw; i++)
-		if (!class_param(p, i, policy, sc, start, &seen))
+		if (!class_param(p, i, policy, sc, start, &seen, vcols))
 			return false;
 	if (policy == SCHED_FIFO && !(seen & 1 << K_PRIO))
 		return fail_at(p, class_col, "rt needs prio=1..99");
-	if (policy == SCHED_DEADLINE && !dl_check(p, &sc->attr, seen,
+	if (policy == SCHED_DEADLINE && !dl_check(p, &sc->attr, seen, vcols,
 						  class_col))
 		return false;
 	if (!start && !sc->has_attr && !sc->affinity)
