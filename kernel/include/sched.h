@@ -151,6 +151,10 @@ struct task {
 	int exit_code;
 	struct task *joiner;		/* task sleeping in thread_join */
 	bool detached;			/* freed at exit instead of joined */
+	unsigned ktest_id;		/* the test case it belongs to: set
+					   for a case's thread, inherited by
+					   every task created by a tagged one
+					   (kernel/ktest.c); 0: none */
 	struct list_head all_node;	/* all_tasks list (tasks_lock) */
 	struct list_head rq_node;	/* on rq->tasks while queued (rq->lock) */
 
