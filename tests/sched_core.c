@@ -129,8 +129,13 @@ static void setattr_deadline_limits_inclusive(struct ktest *t)
 	struct thread_opts o = { .attr = &wedge };
 	struct task *th = NULL;
 
-	KEXPECT_EQ(t, thread_spawn(&th, "dl-wedge", hog, NULL, &o), -EINVAL);
+	WRITE_ONCE(stop_flag, true);	/* created by mistake: it ends at once */
+	KEXPECT_EQ(t, thread_spawn(&th, "dl-wedge", sleep_until_stop, NULL, &o),
+		   -EINVAL);
 	KEXPECT(t, th == NULL);
+	if (th)
+		thread_join(th);
+	th = NULL;
 	WRITE_ONCE(stop_flag, false);
 	o.attr = &edge[0];
 	KASSERT_EQ(t, thread_spawn(&th, "dl-edge", sleep_until_stop, NULL, &o), 0);
