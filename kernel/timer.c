@@ -99,12 +99,18 @@ void timer_interrupt(void)
 	struct cpu *c = this_cpu();
 	struct timer_queue *q = &queues[c->id];
 
+	/* Only what was due when the interrupt came: a callback that takes
+	 * long (a lock whose holder's vCPU the host preempted) must not let
+	 * the tick, due again meanwhile, run twice in one interrupt and
+	 * keep the CPU from ever reaching irq_exit's preemption point. */
+	uint64_t now = arch_clock_ns();
+
 	c->nr_timer_irqs++;
 	spin_lock_raw(&q->lock);
 	while (!list_empty(&q->timers)) {
 		struct timer *t = list_first_entry(&q->timers, struct timer, node);
 
-		if (t->deadline_ns > arch_clock_ns())
+		if (t->deadline_ns > now)
 			break;
 		list_del_init(&t->node);
 		WRITE_ONCE(q->running, t);
