@@ -98,6 +98,8 @@ struct task {
 	uint64_t sum_exec_ns;		/* execution time: charged to the task
 					   that ran (rq->curr) */
 	uint64_t exec_start_ns;		/* when it last started running */
+	uint64_t ready_ns;		/* when it was last queued by a wakeup
+					   (rq clock; sched_verify) */
 	uint64_t nr_switches;
 	uint64_t nr_migrations;
 
@@ -163,6 +165,9 @@ struct rq {
 	uint64_t clock_ns;		/* updated by update_rq_clock() */
 	bool clock_stale;		/* lock waited for since (core.c) */
 	uint64_t nr_switches;
+	uint64_t nr_ticks;		/* scheduler ticks that interrupted
+					   preemptible code (sched_verify) */
+	uint64_t pick_ns;		/* when a pick last changed rq->donor */
 	struct task *prev;		/* set across a switch, see core.c */
 };
 

@@ -212,6 +212,7 @@ static void activate_task(struct rq *rq, struct task *p, int flags)
 	p->sched_class->enqueue_task(rq, p, flags);
 	list_add_tail(&p->rq_node, &rq->tasks);
 	p->on_rq = 1;
+	p->ready_ns = rq->clock_ns;
 }
 
 void deactivate_task(struct rq *rq, struct task *p, int flags)
@@ -361,7 +362,7 @@ static void __schedule(int mode)
 {
 	struct cpu *c = this_cpu();
 	struct rq *rq = &c->rq;
-	struct task *prev = rq->curr, *donor, *next;
+	struct task *prev = rq->curr, *prev_donor, *donor, *next;
 
 	spin_lock_raw(&rq->lock);
 	update_rq_clock(rq);
@@ -375,6 +376,7 @@ static void __schedule(int mode)
 			prev->sched_class->task_blocked(rq, prev);
 	}
 	WRITE_ONCE(c->need_resched, false);
+	prev_donor = rq->donor;
 	for (;;) {
 		donor = pick_next_task(rq, rq->donor);
 		rq->donor = donor;
@@ -394,6 +396,8 @@ static void __schedule(int mode)
 	 * include the wait (a deadline donor throttled at once). */
 	if (rq->clock_stale)
 		update_rq_clock(rq);
+	if (rq->donor != prev_donor)
+		rq->pick_ns = rq->clock_ns;
 	if (next != rq->donor)		/* a proxy (not idle with idle) */
 		proxy_check_pick(rq, rq->donor, next);
 	/* Always on: a task lent to this CPU never runs here. */
@@ -741,6 +745,11 @@ void scheduler_tick(void)
 	spin_lock_raw(&rq->lock);
 	update_rq_clock(rq);
 	update_curr(rq);
+	/* A tick that interrupted preemptible code: the CPU reschedules on
+	 * this interrupt's way out if it was asked to (sched_verify's
+	 * ticks rule counts these: the CPU had its chance). */
+	if (rq->cpu->preempt_count == HARDIRQ_OFFSET + 1)	/* + rq->lock */
+		rq->nr_ticks++;
 	rq->donor->sched_class->task_tick(rq, rq->donor);
 	spin_unlock_raw(&rq->lock);
 	fair_trigger_load_balance(rq);
