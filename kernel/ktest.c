@@ -39,6 +39,7 @@
 #include "ktest.h"
 #include "mm.h"
 #include "sched.h"
+#include "sched_verify.h"
 #include "timer.h"
 #include <printf.h>
 #include <string.h>
@@ -309,6 +310,34 @@ static void print_elapsed(const char *name, uint64_t ns)
 	       (unsigned long long)(ns % NSEC_PER_MSEC / NSEC_PER_USEC));
 }
 
+/* Misses of the invariant checker so far (0 when it is off). */
+static uint64_t verify_misses(void)
+{
+	struct sched_verify_stats st;
+
+	if (!sched_verify_running())
+		return 0;
+	sched_verify_read(&st);
+	return st.misses;
+}
+
+/*
+ * With the invariant checker on (sched_verify=on), a case during which a
+ * violation outlived its bound fails, with the checker's picture.
+ */
+static void check_verify(struct ktest *t, uint64_t misses0)
+{
+	uint64_t misses = verify_misses();
+
+	if (misses <= misses0)
+		return;
+	printk("    # sched_verify: %llu miss(es) of the real-time invariant "
+	       "during %s\n", (unsigned long long)(misses - misses0),
+	       t->tcase->name);
+	sched_verify_print_miss(misses0, "    # sched_verify: ");
+	t->failures++;
+}
+
 /*
  * Print the result line of case @name, number @idx: @res, with
  * @directive ("TIMEOUT") if it failed that way.  A failure while
@@ -360,7 +389,7 @@ static enum case_result run_case(const struct ktest_case *c, int idx)
 	bool tainted = taint_check(why, sizeof(why));
 	struct ktest_run *r;
 	struct task *th;
-	uint64_t start;
+	uint64_t start, misses0 = verify_misses();
 	enum case_result res;
 
 	r = kzalloc(sizeof(*r));
@@ -388,6 +417,7 @@ static enum case_result run_case(const struct ktest_case *c, int idx)
 	}
 	thread_join(th);
 	print_elapsed(c->name, clock_ns() - start);
+	check_verify(&r->t, misses0);
 
 	if (r->t.failures)
 		res = CASE_FAIL;
@@ -489,6 +519,19 @@ int ktest_run(const char *const *names, int nnames)
 			}
 			run_suite(s, ++idx, &tot);
 		}
+	}
+	if (sched_verify_running()) {
+		struct sched_verify_stats st;
+
+		sched_verify_read(&st);
+		printk("# sched_verify: %llu samples (%llu given up: a lock busy), "
+		       "%llu windows, worst %llu us, mean %llu us, %llu misses\n",
+		       (unsigned long long)st.samples, (unsigned long long)st.busy,
+		       (unsigned long long)st.windows,
+		       (unsigned long long)(st.worst_ns / NSEC_PER_USEC),
+		       (unsigned long long)(st.closed ? st.total_ns / st.closed /
+					    NSEC_PER_USEC : 0),
+		       (unsigned long long)st.misses);
 	}
 	printk("# Totals: pass:%d fail:%d skip:%d total:%d\n", tot.pass,
 	       tot.fail + unknown, tot.skip,

@@ -9,8 +9,9 @@
  * ordinary timer that re-arms itself every TICK_NS.
  *
  * One interrupt runs a bounded amount of work, so that no timer - and no
- * parameter of whoever arms them - can keep interrupts off for good: at
- * most TIMER_MAX_PER_IRQ callbacks, each timer at most once.  A callback
+ * parameter of whoever arms them - can keep interrupts off for good: only
+ * timers that were due when it came, at most TIMER_MAX_PER_IRQ callbacks,
+ * each timer at most once.  A callback
  * that re-arms its own timer at or before "now" (a deadline task with a
  * budget too small to outlast the interrupt did that, issue 12) waits for
  * the next interrupt.  What is still due then is deferred: the hardware is
@@ -131,19 +132,25 @@ static bool ran_already(struct timer *t, struct timer *const *ran, int n)
 }
 
 /*
- * The first timer of @q that is due and is not one of the @n in @ran
- * (those already ran in this interrupt), or NULL.  q->lock held.
+ * The first timer of @q that was due at @entry, when the interrupt came,
+ * and is not one of the @n in @ran (those already ran in this
+ * interrupt), or NULL.  q->lock held.
+ *
+ * Only what was due at entry: a callback that takes long (a lock whose
+ * holder's vCPU the host preempted) must not let the tick, due again
+ * meanwhile, run twice in one interrupt and keep the CPU from ever
+ * reaching irq_exit's preemption point.  Whatever came due since fires
+ * at the next interrupt, right after.
  */
-static struct timer *next_due(struct timer_queue *q, struct timer *const *ran,
-			      int n)
+static struct timer *next_due(struct timer_queue *q, uint64_t entry,
+			      struct timer *const *ran, int n)
 {
-	uint64_t now = arch_clock_ns();
 	struct list_head *pos;
 
 	list_for_each(pos, &q->timers) {
 		struct timer *t = list_entry(pos, struct timer, node);
 
-		if (t->deadline_ns > now)
+		if (t->deadline_ns > entry)
 			return NULL;
 		if (!ran_already(t, ran, n))
 			return t;
@@ -168,7 +175,7 @@ void timer_interrupt(void)
 
 	c->nr_timer_irqs++;
 	spin_lock_raw(&q->lock);
-	while (n < TIMER_MAX_PER_IRQ && (t = next_due(q, ran, n))) {
+	while (n < TIMER_MAX_PER_IRQ && (t = next_due(q, entry, ran, n))) {
 		ran[n++] = t;
 		list_del_init(&t->node);
 		WRITE_ONCE(q->running, t);
