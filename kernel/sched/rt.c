@@ -240,16 +240,6 @@ static void wakeup_preempt_rt(struct rq *rq, struct task *p)
 		resched_curr(rq);
 }
 
-/*
- * Throttled and something of a lower class is waiting for this CPU: the
- * RT class steps aside.  (Higher classes were asked before us, so the
- * other queued tasks are below.)  rq->lock held.
- */
-static bool rt_stepping_aside(struct rq *rq)
-{
-	return rq->rt.throttled && rq->nr_running > rq->rt.rt_nr_running;
-}
-
 /* rq->lock held.  O(1): first set bit, head of that level. */
 static struct task *pick_next_task_rt(struct rq *rq)
 {

@@ -19,8 +19,8 @@
  *   unlock
  *
  * Window edges are refined with two stamps the scheduler keeps for us:
- * p->ready_ns (when a wakeup queued p) and rq->pick_ns (when a pick last
- * changed the CPU's donor).  A window starts at the later of the two,
+ * p->ready_ns (when a wakeup queued p) and rq->pick_ns (when the CPU's
+ * donor last changed).  A window starts at the later of the two,
  * but not before the previous sample (the stamp may be from an older
  * event); it ends when its task got a CPU or its target changed donor,
  * or, failing those, at the sample that no longer sees it.  So under
@@ -56,7 +56,6 @@ struct rank {
 /* One window being followed: W waits while a CPU runs lower. */
 struct window {
 	struct task *w;			/* compared by pointer once gone */
-	char name[TASK_NAME_LEN];
 	uint64_t start_ns;
 	uint64_t last_seen_ns;
 	int src;			/* where it is queued */
@@ -68,7 +67,7 @@ struct window {
 	unsigned nseen;			/* samples that saw it */
 	uint64_t busy0, samples0;	/* sv.st counters when it began */
 	int report;			/* its report slot, -1: none */
-	bool seen, seen_once, missed;
+	bool seen, missed;
 	uint32_t ticks0[NR_CPUS];	/* rq->nr_ticks when it began */
 	uint32_t src_ticks0;		/* src's, when it arrived there */
 };
@@ -131,13 +130,6 @@ static const char *rank_name(struct rank r)
 	static const char *const names[] = { "low", "rt", "deadline", "stop" };
 
 	return names[r.cls];
-}
-
-/* The RT class of @rq is throttled and lets lower classes run (rt.c's
- * rt_stepping_aside): RT waits there by design. */
-static bool rt_stepping_aside(struct rq *rq)
-{
-	return rq->rt.throttled && rq->nr_running > rq->rt.rt_nr_running;
 }
 
 /* ---- The snapshot ------------------------------------------------------ */
@@ -271,11 +263,10 @@ static void see(struct task *w, int src, int target, uint64_t now)
 	}
 	if (!win) {
 		if (sv.nopen == SV_MAX_OPEN)
-			return;		/* counted when a slot frees */
+			return;		/* not followed: 64 at once is rare */
 		win = &sv.open[sv.nopen++];
 		memset(win, 0, sizeof(*win));
 		win->w = w;
-		strlcpy(win->name, w->name, sizeof(win->name));
 		win->report = -1;
 		/* The later of the two stamps, but not before the previous
 		 * sample (an older stamp is from another event). */
@@ -298,9 +289,8 @@ static void see(struct task *w, int src, int target, uint64_t now)
 		win->src_ticks0 = (uint32_t)cpu_rq(src)->nr_ticks;
 		win->moves++;
 	}
-	if (!win->seen_once || win->target != target)
+	if (!win->nseen || win->target != target)
 		win->target_switches = cpu_rq(target)->nr_switches;
-	win->seen_once = true;
 	win->seen = true;
 	win->last_seen_ns = now;
 	win->target = target;
