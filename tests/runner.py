@@ -833,7 +833,7 @@ def parse_bench(log):
 # to show what it measures asks here for extra counts, at which only it
 # (and the others asking for that count) runs.
 BENCH_CPUS = (1, 2)
-BENCH_MORE_CPUS = {"mutex_contended": (4, 8)}
+BENCH_MORE_CPUS = {"mutex_contended": (4, 8), "invariant_window": (4, 8)}
 
 
 def bench_boots(arches, cpus, benches):

@@ -132,6 +132,16 @@ void fair_trigger_load_balance(struct rq *rq);
  * fair: put prev, pick and set the next fair task, or NULL (nothing
  * done) when the full pick must run.  rq->lock held. */
 struct task *fair_pick_next(struct rq *rq, struct task *prev);
+/*
+ * rt.c: throttled, and something of a lower class is waiting for this
+ * CPU: the RT class steps aside (its tasks wait by design; verify.c
+ * exempts them).  Higher classes were asked before RT, so the other
+ * queued tasks are below.  rq->lock held.
+ */
+static inline bool rt_stepping_aside(struct rq *rq)
+{
+	return rq->rt.throttled && rq->nr_running > rq->rt.rt_nr_running;
+}
 /* rt.c: p->prio/rt_priority are all the RT class needs (set by core). */
 /* rt.c: deadline tasks came or went on @rq: the RT class's view of the
  * CPU (cpupri level, overload: an RT task may now wait behind one) is

@@ -19,8 +19,8 @@
  *   unlock
  *
  * Window edges are refined with two stamps the scheduler keeps for us:
- * p->ready_ns (when a wakeup queued p) and rq->pick_ns (when a pick last
- * changed the CPU's donor).  A window starts at the later of the two,
+ * p->ready_ns (when a wakeup queued p) and rq->pick_ns (when the CPU's
+ * donor last changed).  A window starts at the later of the two,
  * but not before the previous sample (the stamp may be from an older
  * event); it ends when its task got a CPU or its target changed donor,
  * or, failing those, at the sample that no longer sees it.  So under
@@ -56,7 +56,6 @@ struct rank {
 /* One window being followed: W waits while a CPU runs lower. */
 struct window {
 	struct task *w;			/* compared by pointer once gone */
-	char name[TASK_NAME_LEN];
 	uint64_t start_ns;
 	uint64_t last_seen_ns;
 	int src;			/* where it is queued */
@@ -68,7 +67,7 @@ struct window {
 	unsigned nseen;			/* samples that saw it */
 	uint64_t busy0, samples0;	/* sv.st counters when it began */
 	int report;			/* its report slot, -1: none */
-	bool seen, seen_once, missed;
+	bool seen, missed;
 	uint32_t ticks0[NR_CPUS];	/* rq->nr_ticks when it began */
 	uint32_t src_ticks0;		/* src's, when it arrived there */
 };
@@ -131,13 +130,6 @@ static const char *rank_name(struct rank r)
 	static const char *const names[] = { "low", "rt", "deadline", "stop" };
 
 	return names[r.cls];
-}
-
-/* The RT class of @rq is throttled and lets lower classes run (rt.c's
- * rt_stepping_aside): RT waits there by design. */
-static bool rt_stepping_aside(struct rq *rq)
-{
-	return rq->rt.throttled && rq->nr_running > rq->rt.rt_nr_running;
 }
 
 /* ---- The snapshot ------------------------------------------------------ */
@@ -271,11 +263,10 @@ static void see(struct task *w, int src, int target, uint64_t now)
 	}
 	if (!win) {
 		if (sv.nopen == SV_MAX_OPEN)
-			return;		/* counted when a slot frees */
+			return;		/* not followed: 64 at once is rare */
 		win = &sv.open[sv.nopen++];
 		memset(win, 0, sizeof(*win));
 		win->w = w;
-		strlcpy(win->name, w->name, sizeof(win->name));
 		win->report = -1;
 		/* The later of the two stamps, but not before the previous
 		 * sample (an older stamp is from another event). */
@@ -298,9 +289,8 @@ static void see(struct task *w, int src, int target, uint64_t now)
 		win->src_ticks0 = (uint32_t)cpu_rq(src)->nr_ticks;
 		win->moves++;
 	}
-	if (!win->seen_once || win->target != target)
+	if (!win->nseen || win->target != target)
 		win->target_switches = cpu_rq(target)->nr_switches;
-	win->seen_once = true;
 	win->seen = true;
 	win->last_seen_ns = now;
 	win->target = target;
@@ -351,21 +341,27 @@ static void close_window(struct window *win, uint64_t end)
 	}
 }
 
-/* Ticks @rq took since @ticks0 and since its donor last changed (a CPU
- * that just changed its state gets its own chance). */
-static uint64_t ticks_since(struct rq *rq, uint64_t ticks0)
-{
-	return rq->nr_ticks - (ticks0 > rq->pick_ticks ? ticks0 : rq->pick_ticks);
-}
-
-/* Has @win outlived the bound?  All rq locks held. */
+/*
+ * Has @win outlived the bound?  By the ticks rule: if W waits on its own
+ * target (its CPU's pick must choose it), that CPU took two preemptible
+ * ticks since W came there and since its donor last changed (a CPU that
+ * just changed donor, e.g. to idle with a reschedule pending, is in the
+ * middle of acting); otherwise W's CPU took two since W came there (each
+ * tick asks its classes to push) and the target two since the window
+ * opened (a target that keeps switching between less important tasks
+ * does not restart its count).  All rq locks held.
+ */
 static bool past_bound(struct window *win, uint64_t now)
 {
+	struct rq *src = cpu_rq(win->src), *dst = cpu_rq(win->target);
+	uint64_t base = win->src_ticks0;
+
 	if (sv.bound_ns)
 		return now - win->start_ns > sv.bound_ns;
-	return ticks_since(cpu_rq(win->src), win->src_ticks0) >= SCHED_VERIFY_TICKS &&
-	       ticks_since(cpu_rq(win->target), win->ticks0[win->target]) >=
-	       SCHED_VERIFY_TICKS;
+	if (src == dst && src->pick_ticks > base)
+		base = src->pick_ticks;
+	return src->nr_ticks - base >= SCHED_VERIFY_TICKS &&
+	       dst->nr_ticks - win->ticks0[win->target] >= SCHED_VERIFY_TICKS;
 }
 
 /* ---- Reports ------------------------------------------------------------ */
@@ -407,13 +403,14 @@ static void write_report(struct report *r, struct window *win, uint64_t now,
 	    !win->w->blocked_on ? "-" : win->w->blocked_on == PROXY_WAKING ?
 	    "waking" : win->w->blocked_on->name);
 	OUT(" queued on cpu%d waits while cpu%d runs lower; at %llu window open "
-	    "%llu us (moved %u times), %llu ticks on cpu%d since it came and "
-	    "the donor changed, %llu on cpu%d\n", src, win->target, (unsigned long long)now,
+	    "%llu us (moved %u times), %llu ticks on cpu%d since it came, "
+	    "%llu on cpu%d since the window opened\n", src, win->target,
+	    (unsigned long long)now,
 	    (unsigned long long)((now - win->start_ns) / NSEC_PER_USEC),
 	    win->moves,
-	    (unsigned long long)ticks_since(cpu_rq(src), win->src_ticks0), src,
-	    (unsigned long long)ticks_since(cpu_rq(win->target),
-					    win->ticks0[win->target]), win->target);
+	    (unsigned long long)(cpu_rq(src)->nr_ticks - win->src_ticks0), src,
+	    (unsigned long long)(cpu_rq(win->target)->nr_ticks -
+				 win->ticks0[win->target]), win->target);
 	OUT("seen in %u of %llu samples since it opened (%llu more given up)\n",
 	    win->nseen, (unsigned long long)(sv.st.samples - win->samples0 + 1),
 	    (unsigned long long)(sv.st.busy - win->busy0));
