@@ -188,13 +188,22 @@ static uint64_t update_curr_common(struct rq *rq)
 	return delta;
 }
 
+/*
+ * Under p's rq->lock: another CPU may charge p (update_curr on p's rq:
+ * a priority change, a deadline budget timer armed there), and a read of
+ * sum_exec_ns and exec_start_ns torn by that could count a stretch twice,
+ * or see exec_start after the clock (an enormous unsigned difference: a
+ * px_spin_exec() loop once ended 150 ms early).
+ */
 uint64_t task_exec_ns(struct task *p)
 {
-	unsigned long flags = arch_irq_save();	/* no update_curr meanwhile */
-	uint64_t ns = READ_ONCE(p->sum_exec_ns);
+	unsigned long flags = arch_irq_save();
+	struct rq *rq = task_rq_lock(p);
+	uint64_t ns = p->sum_exec_ns, now = clock_ns();
 
-	if (p == this_cpu()->rq.curr)
-		ns += clock_ns() - p->exec_start_ns;
+	if (task_on_cpu(rq, p) && now > p->exec_start_ns)
+		ns += now - p->exec_start_ns;
+	spin_unlock_raw(&rq->lock);
 	arch_irq_restore(flags);
 	return ns;
 }
