@@ -540,8 +540,11 @@ static void ttwu_set_running(struct task *p)
 }
 
 /* Enqueue @p on @rq and decide preemption.  @keep_blocked: a returning
- * donor stays TASK_SLEEPING and is not pushed elsewhere (it stays with
- * its chain).  rq->lock held. */
+ * donor stays TASK_SLEEPING with its chain: if its context is outranked
+ * here, the chain (the donor and the owner it came back to) is pushed
+ * on as soon as rq->lock is free (queue_push: the caller holds locks),
+ * so a woken owner's chain runs where it can now, not only where the
+ * owner was placed by its own context.  rq->lock held. */
 static void ttwu_activate(struct rq *rq, struct task *p, int flags,
 			  bool keep_blocked)
 {
@@ -550,9 +553,12 @@ static void ttwu_activate(struct rq *rq, struct task *p, int flags,
 	if (!keep_blocked)
 		ttwu_set_running(p);
 	wakeup_preempt_rq(rq, p);
-	if (!keep_blocked && !READ_ONCE(rq->cpu->need_resched) &&
-	    p->sched_class->task_woken)
+	if (READ_ONCE(rq->cpu->need_resched))
+		return;
+	if (!keep_blocked && p->sched_class->task_woken)
 		p->sched_class->task_woken(rq, p);
+	else if (keep_blocked && p->sched_class->queue_push)
+		p->sched_class->queue_push(rq);
 }
 
 static int select_cpu(struct task *p, int flags)
