@@ -303,7 +303,7 @@ static void rt_behind_deadline_is_pulled(struct ktest *t)
 
 /* ---- The checker itself ------------------------------------------------ */
 
-static volatile int nopreempt_go;
+static volatile int nopreempt_go, nopreempt_until_miss;
 static struct task *volatile pinned;
 
 /* Is the RT task pinned to this CPU queued here, woken, waiting? */
@@ -317,9 +317,11 @@ static bool pinned_waits(void)
 
 /*
  * On X, with preemption off, until the RT task pinned to X has waited
- * here for 5 ms of guest time and 5 of the checker's samples (2 s at
+ * here for 5 ms of guest time and 5 of the checker's samples, and (under
+ * a time bound) until the checker has counted the window a miss (2 s at
  * most): a window made on purpose.  Not a fixed spin: a host that stalls
- * this vCPU for the whole spin would leave no window at all.
+ * this vCPU, or the sampler's, for the whole spin would leave no window,
+ * or one no sample saw past the bound.
  */
 static void nopreempt(void *arg)
 {
@@ -335,7 +337,8 @@ static void nopreempt(void *arg)
 	sched_verify_read(&st);
 	for (uint64_t s0 = st.samples; clock_ns() < give_up;) {
 		sched_verify_read(&st);
-		if (clock_ns() - t0 >= 5 * MS && st.samples - s0 >= 5)
+		if (clock_ns() - t0 >= 5 * MS && st.samples - s0 >= 5 &&
+		    (!nopreempt_until_miss || st.misses))
 			break;
 		arch_cpu_relax();
 	}
@@ -360,6 +363,7 @@ static void one_window(struct ktest *t, uint64_t bound,
 	while (!cpus[x].online)
 		x--;
 	nopreempt_go = 0;
+	nopreempt_until_miss = bound != 0;
 	KASSERT_EQ(t, sched_verify_start(200 * NSEC_PER_USEC, bound), 0);
 	pinned = spawn_attr_on(t, "inv-pinned-rt", pinned_rt, &fifo, 1ULL << x);
 	np = px_spawn_on(t, "inv-nopreempt", x, nopreempt, NULL, 0);
