@@ -164,40 +164,78 @@ static bool start_deadline_context(struct ktest *t, enum dl_kind kind,
 }
 
 /*
+ * The set-up both kinds of case share: X is the last online CPU; the
+ * case thread is FIFO 99 on another one (home); the RT task has run on X
+ * and sleeps there, free to go anywhere; every CPU but X runs a hog
+ * (@hog_prio: FIFO, or fair if 0).  Fills @hogs; returns how many, or -1
+ * if the set-up failed (reported; teardown() still cleans up).
+ */
+static int setup(struct ktest *t, struct task **hogs, int hog_prio, int *home)
+{
+	struct sched_attr fifo = { .policy = SCHED_FIFO, .rt_priority = 20 };
+	int nh = 0;
+
+	memset(&iv, 0, sizeof(iv));
+	iv.cpu = ncpus - 1;
+	while (!cpus[iv.cpu].online)
+		iv.cpu--;
+	*home = px_spare_cpu(1ULL << iv.cpu);
+	if (!px_begin(t, *home))
+		return -1;
+	iv.rt = spawn_attr_on(t, "inv-rt", rt_task, &fifo, 1ULL << iv.cpu);
+	while (iv.rt && READ_ONCE(iv.rt->on_rq))
+		sleep_ns(MS / 2);
+	if (!iv.rt)
+		return -1;
+	sched_setaffinity(iv.rt, ~0ULL);
+	for (int c = 0; c < ncpus; c++)
+		if (c != iv.cpu && cpus[c].online)
+			hogs[nh++] = px_spawn_on(t, hog_prio ? "inv-rt-hog" :
+						 "inv-fair-hog", c,
+						 hog_prio ? rt_hog : fair_hog,
+						 NULL, hog_prio);
+	return nh;
+}
+
+static void wake_rt(void)
+{
+	iv.woken_at = clock_ns();
+	iv.rt_go = 1;
+	if (iv.rt)
+		wake_up(iv.rt);
+}
+
+static void teardown(struct task **hogs, int nh, struct task *a, struct task *b)
+{
+	wake_rt();			/* if the set-up failed before */
+	px_join(iv.rt);
+	iv.hogs_stop = 1;
+	px_join(a);
+	px_join(b);
+	for (int i = 0; i < nh; i++)
+		px_join(hogs[i]);
+	px_end();
+}
+
+/*
  * X runs a deadline context of @kind, every other CPU a fair hog (so all
  * of them are "lower than RT" and none is idle); the RT task last ran on
  * X.  Woken, it must get a CPU while X is still held.
  */
 static void rt_wake_passes(struct ktest *t, enum dl_kind kind)
 {
-	struct sched_attr fifo = { .policy = SCHED_FIFO, .rt_priority = 20 };
 	struct task *hogs[NR_CPUS] = { 0 }, *a = NULL, *b = NULL;
-	int n = online_cpus(), nh = 0;
+	int nh, home;
 
-	if (n < 2)
+	if (online_cpus() < 2)
 		KSKIP(t, "needs >= 2 CPUs");
-	memset(&iv, 0, sizeof(iv));
-	iv.cpu = ncpus - 1;
-	while (!cpus[iv.cpu].online)
-		iv.cpu--;
-	if (!px_begin(t, px_spare_cpu(1ULL << iv.cpu)))
-		return;
+	nh = setup(t, hogs, 0, &home);
 	if (kind == DL_INHERITED)
 		locking_set_mode("inherit");	/* px_end() restores */
-	/* The RT task first runs on X and sleeps there. */
-	iv.rt = spawn_attr_on(t, "inv-rt", rt_task, &fifo, 1ULL << iv.cpu);
-	while (iv.rt && READ_ONCE(iv.rt->on_rq))
-		sleep_ns(MS / 2);
-	if (iv.rt)
-		sched_setaffinity(iv.rt, ~0ULL);
-	for (int c = 0; c < ncpus; c++)
-		if (c != iv.cpu && cpus[c].online)
-			hogs[nh++] = px_spawn_on(t, "inv-fair-hog", c, fair_hog, NULL, 0);
-	if (iv.rt && start_deadline_context(t, kind, &a, &b)) {
-		iv.woken_at = clock_ns();
-		iv.rt_go = 1;
-		wake_up(iv.rt);
+	if (nh >= 0 && start_deadline_context(t, kind, &a, &b)) {
+		wake_rt();
 		px_join(iv.rt);
+		iv.rt = NULL;
 		KEXPECT(t, iv.ran_while_held);
 		printk("# %s: the RT task ran %llu us after its wakeup (%llu us "
 		       "into the hold), %s\n", t->tcase->name,
@@ -205,18 +243,8 @@ static void rt_wake_passes(struct ktest *t, enum dl_kind kind)
 		       (unsigned long long)((iv.ran_at - iv.hold_from) / NSEC_PER_USEC),
 		       iv.ran_while_held ? "while the deadline context held its CPU" :
 		       "only after the deadline context let its CPU go");
-	} else {
-		iv.rt_go = 1;
-		if (iv.rt)
-			wake_up(iv.rt);
-		px_join(iv.rt);
 	}
-	px_join(a);
-	px_join(b);
-	iv.hogs_stop = 1;
-	for (int i = 0; i < nh; i++)
-		px_join(hogs[i]);
-	px_end();
+	teardown(hogs, nh < 0 ? 0 : nh, a, b);
 }
 
 static void rt_wake_passes_deadline_task(struct ktest *t)
@@ -243,28 +271,12 @@ static void rt_wake_passes_deadline_donor(struct ktest *t)
  */
 static void rt_behind_deadline_is_pulled(struct ktest *t)
 {
-	struct sched_attr fifo = { .policy = SCHED_FIFO, .rt_priority = 20 };
 	struct task *hogs[NR_CPUS] = { 0 }, *a = NULL, *b = NULL;
-	int n = online_cpus(), nh = 0, home;
+	int nh, home;
 
-	if (n < 2)
+	if (online_cpus() < 2)
 		KSKIP(t, "needs >= 2 CPUs");
-	memset(&iv, 0, sizeof(iv));
-	iv.cpu = ncpus - 1;
-	while (!cpus[iv.cpu].online)
-		iv.cpu--;
-	/* The case thread outranks the hogs; it sleeps while they run. */
-	home = px_spare_cpu(1ULL << iv.cpu);
-	if (!px_begin(t, home))
-		return;
-	iv.rt = spawn_attr_on(t, "inv-rt", rt_task, &fifo, 1ULL << iv.cpu);
-	while (iv.rt && READ_ONCE(iv.rt->on_rq))
-		sleep_ns(MS / 2);
-	if (iv.rt)
-		sched_setaffinity(iv.rt, ~0ULL);
-	for (int c = 0; c < ncpus; c++)
-		if (c != iv.cpu && cpus[c].online)
-			hogs[nh++] = px_spawn_on(t, "inv-rt-hog", c, rt_hog, NULL, 50);
+	nh = setup(t, hogs, 50, &home);
 	/* Every hog on its CPU (the one on the case thread's CPU runs as
 	 * soon as the case thread sleeps): then nowhere runs less than the
 	 * RT task will. */
@@ -274,31 +286,21 @@ static void rt_behind_deadline_is_pulled(struct ktest *t)
 		else
 			sleep_ns(MS / 2);
 	}
-	if (iv.rt && start_deadline_context(t, DL_TASK, &a, &b)) {
-		iv.woken_at = clock_ns();
-		iv.rt_go = 1;
-		wake_up(iv.rt);
+	if (nh >= 0 && start_deadline_context(t, DL_TASK, &a, &b)) {
+		wake_rt();
 		/* It waits (nowhere runs less); then the hogs leave. */
 		sleep_ns(20 * MS);
 		KEXPECT(t, !iv.ran_at || !iv.ran_while_held);
 		iv.hogs_stop = 1;
 		px_join(iv.rt);
+		iv.rt = NULL;
 		KEXPECT(t, iv.ran_while_held);
 		printk("# %s: the RT task ran %s\n", t->tcase->name,
 		       iv.ran_while_held ? "once a hog left, while the deadline "
 		       "task held its CPU" : "only after the deadline task let "
 		       "its CPU go");
-	} else {
-		iv.rt_go = 1;
-		if (iv.rt)
-			wake_up(iv.rt);
-		px_join(iv.rt);
 	}
-	iv.hogs_stop = 1;
-	px_join(a);
-	for (int i = 0; i < nh; i++)
-		px_join(hogs[i]);
-	px_end();
+	teardown(hogs, nh < 0 ? 0 : nh, a, b);
 }
 
 /* ---- The checker itself ------------------------------------------------ */
