@@ -193,10 +193,10 @@ struct rq {
 	uint64_t clock_ns;		/* updated by update_rq_clock() */
 	bool clock_stale;		/* lock waited for since (core.c) */
 	uint64_t nr_switches;
-	uint64_t nr_ticks;		/* scheduler ticks that interrupted
+	uint64_t nr_preempt_ticks;	/* scheduler ticks that interrupted
 					   preemptible code (sched_verify) */
 	uint64_t pick_ns;		/* when rq->donor last changed */
-	uint64_t pick_ticks;		/* nr_ticks then */
+	uint64_t pick_ticks;		/* nr_preempt_ticks then */
 	struct task *prev;		/* set across a switch, see core.c */
 };
 
