@@ -16,6 +16,7 @@
 #include "mm.h"
 #include "mutex.h"
 #include "scenario.h"
+#include "sched_verify.h"
 #include "shell.h"
 #include "trace.h"
 #include "timer.h"
@@ -123,6 +124,35 @@ static void set_trace_mode(const char *cmdline)
 		       "keeping it on\n", val);
 }
 
+/* sched_verify=on|N: run the real-time invariant checker from boot
+ * (sched_verify.h), sampling every millisecond or every N us, judging
+ * windows by the ticks rule; ktest fails a case during which it saw a
+ * miss.  A bad value is reported and the checker left off. */
+static void set_verify_mode(const char *cmdline)
+{
+	char val[16];
+	uint64_t period = SCHED_VERIFY_DEFAULT_PERIOD;
+	int err;
+
+	if (!cmdline_get(cmdline, "sched_verify", val, sizeof(val)) ||
+	    !strcmp(val, "off"))
+		return;
+	if (strcmp(val, "on") != 0) {
+		unsigned long long us;
+
+		period = parse_u64(val, &us) == 0 ? us * NSEC_PER_USEC : 0;
+	}
+	err = sched_verify_start(period, 0);
+	if (err)
+		printk("sched_verify: bad value '%s' (valid: on, off, or a period "
+		       "in us, %llu..%llu); left off\n", val,
+		       (unsigned long long)(SCHED_VERIFY_PERIOD_MIN / NSEC_PER_USEC),
+		       (unsigned long long)(SCHED_VERIFY_PERIOD_MAX / NSEC_PER_USEC));
+	else
+		printk("sched_verify: on, a sample every %llu us\n",
+		       (unsigned long long)(period / NSEC_PER_USEC));
+}
+
 static void start_main_thread(const char *cmdline)
 {
 	void (*fn)(void *) = shell_main;
@@ -167,6 +197,7 @@ void kmain(struct boot_info *bi)
 	sched_init_smp();
 	set_locking_mode(bi->cmdline);
 	set_trace_mode(bi->cmdline);
+	set_verify_mode(bi->cmdline);
 	start_main_thread(bi->cmdline);
 	cpu_idle_loop();
 }

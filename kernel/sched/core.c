@@ -28,6 +28,7 @@
  * lost.  Preemption (__schedule(true)) never dequeues a sleeping task.
  */
 #include "internal.h"
+#include "bitops.h"
 #include "timer.h"
 #include "mm.h"
 #include "string.h"
@@ -187,13 +188,22 @@ static uint64_t update_curr_common(struct rq *rq)
 	return delta;
 }
 
+/*
+ * Under p's rq->lock: another CPU may charge p (update_curr on p's rq:
+ * a priority change, a deadline budget timer armed there), and a read of
+ * sum_exec_ns and exec_start_ns torn by that could count a stretch twice,
+ * or see exec_start after the clock (an enormous unsigned difference: a
+ * px_spin_exec() loop once ended 150 ms early).
+ */
 uint64_t task_exec_ns(struct task *p)
 {
-	unsigned long flags = arch_irq_save();	/* no update_curr meanwhile */
-	uint64_t ns = READ_ONCE(p->sum_exec_ns);
+	unsigned long flags = arch_irq_save();
+	struct rq *rq = task_rq_lock(p);
+	uint64_t ns = p->sum_exec_ns, now = clock_ns();
 
-	if (p == this_cpu()->rq.curr)
-		ns += clock_ns() - p->exec_start_ns;
+	if (task_on_cpu(rq, p) && now > p->exec_start_ns)
+		ns += now - p->exec_start_ns;
+	spin_unlock_raw(&rq->lock);
 	arch_irq_restore(flags);
 	return ns;
 }
@@ -212,6 +222,7 @@ static void activate_task(struct rq *rq, struct task *p, int flags)
 	p->sched_class->enqueue_task(rq, p, flags);
 	list_add_tail(&p->rq_node, &rq->tasks);
 	p->on_rq = 1;
+	p->ready_ns = rq->clock_ns;
 }
 
 void deactivate_task(struct rq *rq, struct task *p, int flags)
@@ -271,15 +282,20 @@ void wakeup_preempt_rq(struct rq *rq, struct task *p)
 }
 
 /*
- * Pick what runs next.  Classes with a ->balance op at or above prev's
- * class may first pull work from other CPUs (which can drop rq->lock, so
- * it happens before prev is put back).
+ * Pick what runs next.  First every class with a ->balance op may pull
+ * work from other CPUs (which can drop rq->lock, so it happens before
+ * prev is put back): each decides whether this CPU is lowering its
+ * priority below work waiting elsewhere (RT and deadline pull, fair's
+ * newly idle balance).  Every class, not only those at or above prev's:
+ * a CPU whose deadline task blocks lowers its priority for RT too.
  *
  * Fast path (Linux's): prev is fair and every queued task is fair, so
  * the stop, deadline and RT picks would find nothing and fair's balance
  * would not pull (rq is not idle).  Their balance ops pull only for a
  * CPU that lowers its class; a fair task still running does not, unless
  * it was just moved into the fair class, which fair_pick_next() reports.
+ * Work waiting elsewhere for a CPU that runs fair is the business of the
+ * CPU it waits on (its push, at wakeup, after a switch, at each tick).
  */
 static struct task *pick_next_task(struct rq *rq, struct task *prev)
 {
@@ -292,12 +308,9 @@ static struct task *pick_next_task(struct rq *rq, struct task *prev)
 		if (p)
 			return p;
 	}
-	for_each_class(c) {
+	for_each_class(c)
 		if (c->balance)
 			c->balance(rq, prev);
-		if (c == prev->sched_class)
-			break;
-	}
 	/* A balance op may have dropped rq->lock, and a wakeup meanwhile
 	 * may have given the donor's context to idle (return migration of
 	 * a lent donor, try_to_wake_up): put back what is the donor now. */
@@ -314,6 +327,45 @@ static struct task *pick_next_task(struct rq *rq, struct task *prev)
 	panic("pick_next_task: no task, not even idle, on cpu%d", cpu_of(rq));
 }
 
+/* ---- Deferred pushes (Linux's balance callbacks) --------------------- */
+
+static unsigned class_bit(const struct sched_class *c)
+{
+	unsigned i = 0;
+
+	while (sched_classes[i] != c)
+		i++;
+	return 1u << i;
+}
+
+void rq_queue_push(struct rq *rq, const struct sched_class *c)
+{
+	unsigned bit = class_bit(c);
+
+	if (rq->push_pending & bit)
+		return;
+	rq->push_pending |= bit;
+	/* Another CPU's rq: its __schedule runs the push.  (No CPU's tick
+	 * may wait for it: each CPU's own tick asks again, queue_push.) */
+	if (rq != this_rq())
+		resched_curr(rq);
+}
+
+/*
+ * Run the pushes rq_queue_push() asked for on this CPU's @rq.  Each may
+ * drop rq->lock; a push asked for meanwhile runs in the same loop.
+ * rq->lock held, prev switched out (its on_cpu is 0: it may move).
+ */
+static void run_pending_pushes(struct rq *rq)
+{
+	while (rq->push_pending) {
+		unsigned i = ctz64(rq->push_pending);
+
+		rq->push_pending &= ~(1u << i);
+		sched_classes[i]->push_tasks(rq);
+	}
+}
+
 void finish_task_switch(void)
 {
 	struct rq *rq = this_rq();
@@ -324,6 +376,8 @@ void finish_task_switch(void)
 	rq->prev = NULL;
 	/* prev's registers are saved: from here another CPU may run it. */
 	smp_store_release(&prev->on_cpu, 0);
+	if (__builtin_expect(rq->push_pending != 0, 0))
+		run_pending_pushes(rq);
 	spin_unlock_raw(&rq->lock);
 	if (reap)
 		task_free(prev);
@@ -361,7 +415,7 @@ static void __schedule(int mode)
 {
 	struct cpu *c = this_cpu();
 	struct rq *rq = &c->rq;
-	struct task *prev = rq->curr, *donor, *next;
+	struct task *prev = rq->curr, *prev_donor, *donor, *next;
 
 	spin_lock_raw(&rq->lock);
 	update_rq_clock(rq);
@@ -375,6 +429,7 @@ static void __schedule(int mode)
 			prev->sched_class->task_blocked(rq, prev);
 	}
 	WRITE_ONCE(c->need_resched, false);
+	prev_donor = rq->donor;
 	for (;;) {
 		donor = pick_next_task(rq, rq->donor);
 		rq->donor = donor;
@@ -394,6 +449,10 @@ static void __schedule(int mode)
 	 * include the wait (a deadline donor throttled at once). */
 	if (rq->clock_stale)
 		update_rq_clock(rq);
+	if (rq->donor != prev_donor) {
+		rq->pick_ns = rq->clock_ns;
+		rq->pick_ticks = rq->nr_preempt_ticks;
+	}
 	if (next != rq->donor)		/* a proxy (not idle with idle) */
 		proxy_check_pick(rq, rq->donor, next);
 	/* Always on: a task lent to this CPU never runs here. */
@@ -402,6 +461,8 @@ static void __schedule(int mode)
 		      next->name, cpu_of(rq), next->wake_cpu);
 	trace_switch(prev, next, rq->donor);
 	if (next == prev) {
+		if (__builtin_expect(rq->push_pending != 0, 0))
+			run_pending_pushes(rq);
 		spin_unlock_raw(&rq->lock);
 		return;
 	}
@@ -479,8 +540,11 @@ static void ttwu_set_running(struct task *p)
 }
 
 /* Enqueue @p on @rq and decide preemption.  @keep_blocked: a returning
- * donor stays TASK_SLEEPING and is not pushed elsewhere (it stays with
- * its chain).  rq->lock held. */
+ * donor stays TASK_SLEEPING with its chain: if its context is outranked
+ * here, the chain (the donor and the owner it came back to) is pushed
+ * on as soon as rq->lock is free (queue_push: the caller holds locks),
+ * so a woken owner's chain runs where it can now, not only where the
+ * owner was placed by its own context.  rq->lock held. */
 static void ttwu_activate(struct rq *rq, struct task *p, int flags,
 			  bool keep_blocked)
 {
@@ -489,9 +553,12 @@ static void ttwu_activate(struct rq *rq, struct task *p, int flags,
 	if (!keep_blocked)
 		ttwu_set_running(p);
 	wakeup_preempt_rq(rq, p);
-	if (!keep_blocked && !READ_ONCE(rq->cpu->need_resched) &&
-	    p->sched_class->task_woken)
+	if (READ_ONCE(rq->cpu->need_resched))
+		return;
+	if (!keep_blocked && p->sched_class->task_woken)
 		p->sched_class->task_woken(rq, p);
+	else if (keep_blocked && p->sched_class->queue_push)
+		p->sched_class->queue_push(rq);
 }
 
 static int select_cpu(struct task *p, int flags)
@@ -737,11 +804,23 @@ void irq_exit(void)
 void scheduler_tick(void)
 {
 	struct rq *rq = this_rq();
+	const struct sched_class *c;
 
 	spin_lock_raw(&rq->lock);
 	update_rq_clock(rq);
 	update_curr(rq);
+	/* A tick that interrupted preemptible code: the CPU reschedules on
+	 * this interrupt's way out if it was asked to (sched_verify's
+	 * ticks rule counts these: the CPU had its chance). */
+	if (rq->cpu->preempt_count == HARDIRQ_OFFSET + 1)	/* + rq->lock */
+		rq->nr_preempt_ticks++;
 	rq->donor->sched_class->task_tick(rq, rq->donor);
+	/* Every class looks for work to push at every tick, whatever runs
+	 * here: a push is never left to one trigger that may be missed. */
+	for_each_class(c)
+		if (c->queue_push)
+			c->queue_push(rq);
+	run_pending_pushes(rq);
 	spin_unlock_raw(&rq->lock);
 	fair_trigger_load_balance(rq);
 }

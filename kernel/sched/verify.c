@@ -1,0 +1,774 @@
+/*
+ * verify.c - the real-time invariant checker (sched_verify.h says what
+ * it checks and how a window is judged; docs/scheduler.md, "What runs",
+ * states the invariant and its bound).
+ *
+ * A sample, from a timer interrupt on the CPU that started the checker:
+ *
+ *   lock every online runqueue, in CPU-id order (trylock, bounded: a
+ *     vCPU preempted by its host while holding one must not drag the
+ *     others into a convoy; such a sample is counted as busy)
+ *   rank every CPU's donor (its scheduling context)
+ *   for each queued deadline/RT context W that is not a donor: where may
+ *     it run (its chain's end, under proxy execution), and does a CPU
+ *     there run a context it outranks?  Then W is in violation: open a
+ *     window for it, or keep its window open
+ *   windows not seen any more end; windows past the bound are misses
+ *     (the first few get a report, written while the locks still hold
+ *     the picture)
+ *   unlock
+ *
+ * Window edges are refined with two stamps the scheduler keeps for us:
+ * p->ready_ns (when a wakeup queued p) and rq->pick_ns (when the CPU's
+ * donor last changed).  A window starts at the later of the two,
+ * but not before the previous sample (the stamp may be from an older
+ * event); it ends when its task got a CPU or its target changed donor,
+ * or, failing those, at the sample that no longer sees it.  So under
+ * -icount a wakeup's window is measured to the nanosecond, and any other
+ * to within one sample period.
+ *
+ * Tasks are compared by pointer only once they may have left every
+ * runqueue: a sample holds every runqueue lock, so a task queued on one,
+ * or running, cannot exit and be freed meanwhile.
+ */
+#include "internal.h"
+#include "sched_verify.h"
+#include "timer.h"
+#include "bitops.h"
+#include "trace.h"
+#include "string.h"
+#include <printf.h>
+
+#define SV_MAX_OPEN 64		/* windows followed at once */
+#define SV_REPORTS 4		/* miss reports kept */
+#define SV_REPORT_LEN 3072
+#define SV_LOCK_SPINS 2000	/* looks at a busy runqueue lock */
+#define SV_MAX_HOPS 16		/* a longer blocked_on chain: a cycle */
+
+/* A scheduling context's rank for the invariant.  Fair and idle are
+ * all equal, at the bottom: the invariant is about RT and deadline. */
+enum { RANK_LOW, RANK_RT, RANK_DL, RANK_STOP };
+struct rank {
+	int cls;
+	uint64_t key;		/* RT: prio; deadline: absolute deadline */
+};
+
+/* One window being followed: W waits while a CPU runs lower. */
+struct window {
+	struct task *w;			/* compared by pointer once gone */
+	uint64_t start_ns;
+	uint64_t last_seen_ns;
+	int src;			/* where it is queued */
+	int target;			/* lowest-ranked CPU it may run on */
+	uint64_t target_switches;	/* its nr_switches when it became it */
+	unsigned moves;			/* times it changed runqueue meanwhile */
+	uint64_t switches;		/* w->nr_switches when last seen */
+	uint64_t migrations;		/* w->nr_migrations when last seen */
+	unsigned nseen;			/* samples that saw it */
+	uint64_t busy0, samples0;	/* sv.st counters when it began */
+	int report;			/* its report slot, -1: none */
+	bool seen, missed;
+	uint32_t ticks0[NR_CPUS];	/* rq->nr_preempt_ticks when it began */
+	uint32_t src_ticks0;		/* src's, when it arrived there */
+};
+
+struct report {
+	uint64_t seq;			/* the miss's number, 1-based */
+	bool open;
+	uint64_t len_ns;		/* how long the window lasted */
+	uint64_t start_ns, miss_ns;	/* the window, up to the miss */
+	uint64_t cpus;			/* the CPUs it involved */
+	char tag[16];			/* "#tid": the task in trace lines */
+	char text[SV_REPORT_LEN];
+};
+
+static struct {
+	spinlock_t lock;		/* outside every rq->lock */
+	bool on;
+	uint64_t period_ns, bound_ns;
+	uint64_t prev_sample_ns;
+	struct timer timer;
+	struct sched_verify_stats st;
+	struct window open[SV_MAX_OPEN];
+	int nopen;
+	struct report reports[SV_REPORTS];
+	uint64_t consumed;		/* misses up to this one were printed
+					   or passed over: their slots are free */
+	bool trace_frozen;		/* we stopped the trace at a miss */
+} sv = { .lock = SPINLOCK_INIT("sched_verify") };
+
+/* ---- Ranks ------------------------------------------------------------ */
+
+static bool dl_runnable(const struct task *p)
+{
+	return !RB_EMPTY_NODE(&p->dl.rb_node);
+}
+
+/* @p's context as the invariant ranks it (its effective class). */
+static struct rank task_rank(const struct task *p)
+{
+	if (p->sched_class == &stop_sched_class)
+		return (struct rank){ RANK_STOP, 0 };
+	if (p->sched_class == &dl_sched_class)
+		return dl_runnable(p) ? (struct rank){ RANK_DL, p->dl.deadline }
+				      : (struct rank){ RANK_LOW, 0 };
+	if (p->sched_class == &rt_sched_class)
+		return (struct rank){ RANK_RT, (uint64_t)p->prio };
+	return (struct rank){ RANK_LOW, 0 };
+}
+
+/* Does @a run strictly before @b?  Ties (and fair vs fair) do not. */
+static bool rank_above(struct rank a, struct rank b)
+{
+	if (a.cls != b.cls)
+		return a.cls > b.cls;
+	return (a.cls == RANK_RT || a.cls == RANK_DL) && a.key < b.key;
+}
+
+static const char *rank_name(struct rank r)
+{
+	static const char *const names[] = { "low", "rt", "deadline", "stop" };
+
+	return names[r.cls];
+}
+
+/* ---- The snapshot ------------------------------------------------------ */
+
+/*
+ * Where can @w's context run?  Not blocked (or not in proxy mode): its
+ * own affinity.  Blocked: follow blocked_on -> owner while the owners
+ * are queued on w's CPU, as push/pull and the pick do (proxy_chain_of):
+ *   - to a task that is not blocked: where it may run, or only its CPU
+ *     if it is running there;
+ *   - to an owner queued or running on another CPU: only that CPU (the
+ *     context is lent there, one CPU at a time, by the pick or a push);
+ *   - to a released mutex: w's own CPU (the pick lets it retake the
+ *     lock), unless it was lent here (then it waits to be woken);
+ *   - to a sleeping owner, or round a cycle: nowhere (not runnable).
+ * All rq locks held: the tasks on the chain cannot be freed meanwhile.
+ */
+static uint64_t where_may_run(struct task *w)
+{
+	struct task *p = w;
+	int cpu = w->cpu;
+
+	for (int hop = 0;; hop++) {
+		struct mutex *m = READ_ONCE(p->blocked_on);
+		struct task *owner;
+
+		if (locking_mode != LOCKING_PROXY || !m || m == PROXY_WAKING)
+			break;
+		if (hop == SV_MAX_HOPS)
+			return 0;		/* a cycle: reported by proxy.c */
+		owner = mutex_owner(m);
+		if (!owner)
+			return p->wake_cpu >= 0 ? 0 : 1ULL << cpu;
+		if (owner == p)
+			break;
+		if (!READ_ONCE(owner->on_rq))
+			return 0;
+		if (owner->cpu != cpu)
+			return 1ULL << owner->cpu;
+		p = owner;
+	}
+	if (cpu_rq(cpu)->curr == p)
+		return 1ULL << cpu;
+	return task_cpus_online(p);
+}
+
+/*
+ * The CPU in @mask whose context ranks lowest, below @r; -1 if none.
+ * @src's own CPU is judged by its donor (the pick there must choose W);
+ * another CPU by @committed: a CPU told to reschedule counts with what
+ * it is about to pick (W could not run there anyway).  RT contexts skip
+ * CPUs whose RT class steps aside.
+ */
+static int lowest_below(uint64_t mask, struct rank r, int src,
+			const struct rank *donor, const struct rank *committed)
+{
+	int best = -1;
+	struct rank best_rank = { RANK_STOP, 0 };
+
+	for (; mask; mask &= mask - 1) {
+		int c = ctz64(mask);
+		struct rank k = c == src ? donor[c] : committed[c];
+
+		if (!rank_above(r, k))
+			continue;
+		if (r.cls == RANK_RT && rt_stepping_aside(cpu_rq(c)))
+			continue;
+		if (best < 0 || rank_above(best_rank, k)) {
+			best = c;
+			best_rank = k;
+		}
+	}
+	return best;
+}
+
+static void unlock_all(uint64_t online);
+
+static bool lock_all(uint64_t online)
+{
+	uint64_t taken = 0;
+
+	for (uint64_t m = online; m; m &= m - 1) {
+		int c = ctz64(m);
+		unsigned long flags;
+		int spins = 0;
+
+		while (!spin_trylock(&cpu_rq(c)->lock, &flags)) {
+			if (++spins == SV_LOCK_SPINS) {
+				unlock_all(taken);
+				return false;
+			}
+			arch_cpu_relax();
+		}
+		taken |= 1ULL << c;
+	}
+	return true;
+}
+
+static void unlock_all(uint64_t online)
+{
+	for (; online; online &= online - 1)
+		spin_unlock_raw(&cpu_rq(ctz64(online))->lock);
+}
+
+/* ---- Windows ------------------------------------------------------------ */
+
+static void close_window(struct window *win, uint64_t end);
+
+static struct window *find_window(struct task *w)
+{
+	for (int i = 0; i < sv.nopen; i++)
+		if (sv.open[i].w == w)
+			return &sv.open[i];
+	return NULL;
+}
+
+/* A violation of @w (queued on @src, outranking @target's donor) is seen
+ * at @now.  All rq locks held. */
+static void see(struct task *w, int src, int target, uint64_t now)
+{
+	struct window *win = find_window(w);
+	uint64_t start, lower;
+
+	if (win && w->nr_switches != win->switches) {
+		/* It ran between two samples: that window ended, when it
+		 * first got the CPU (no later than its last switch-in). */
+		close_window(win, w->exec_start_ns > win->last_seen_ns &&
+			     w->exec_start_ns < now ? w->exec_start_ns : now);
+		*win = sv.open[--sv.nopen];
+		win = NULL;
+	}
+	if (!win) {
+		if (sv.nopen == SV_MAX_OPEN)
+			return;		/* not followed: 64 at once is rare */
+		win = &sv.open[sv.nopen++];
+		memset(win, 0, sizeof(*win));
+		win->w = w;
+		win->report = -1;
+		/* The later of the two stamps, but not before the previous
+		 * sample (an older stamp is from another event). */
+		start = w->ready_ns > cpu_rq(target)->pick_ns ?
+			w->ready_ns : cpu_rq(target)->pick_ns;
+		lower = sv.prev_sample_ns ? sv.prev_sample_ns : now - sv.period_ns;
+		win->start_ns = start < lower ? lower : start > now ? now : start;
+		for (int c = 0; c < ncpus; c++)
+			win->ticks0[c] = (uint32_t)cpu_rq(c)->nr_preempt_ticks;
+		win->src = src;
+		win->src_ticks0 = win->ticks0[src];
+		win->busy0 = sv.st.busy;
+		win->samples0 = sv.st.samples;
+		sv.st.windows++;
+	} else if (win->src != src || w->nr_migrations != win->migrations) {
+		/* Moved (pushed, pulled), maybe more than once, without
+		 * running: the window goes on, and its new CPU gets its own
+		 * chance. */
+		win->src = src;
+		win->src_ticks0 = (uint32_t)cpu_rq(src)->nr_preempt_ticks;
+		win->moves++;
+	}
+	if (!win->nseen || win->target != target)
+		win->target_switches = cpu_rq(target)->nr_switches;
+	win->seen = true;
+	win->last_seen_ns = now;
+	win->target = target;
+	win->switches = w->nr_switches;
+	win->migrations = w->nr_migrations;
+	win->nseen++;
+}
+
+/* When did @win end, seen gone at @now?  When its task got a CPU (the
+ * pick there), or its target picked another donor; else now. */
+static uint64_t window_end(struct window *win, uint64_t now)
+{
+	uint64_t end = now;
+
+	for (int c = 0; c < ncpus; c++) {
+		struct rq *rq = cpu_rq(c);
+
+		if ((rq->donor == win->w || rq->curr == win->w) &&
+		    rq->pick_ns > win->last_seen_ns && rq->pick_ns < end)
+			end = rq->pick_ns;
+	}
+	if (end == now && cpu_rq(win->target)->pick_ns > win->last_seen_ns &&
+	    cpu_rq(win->target)->pick_ns < now)
+		end = cpu_rq(win->target)->pick_ns;
+	return end;
+}
+
+static void close_window(struct window *win, uint64_t end)
+{
+	uint64_t len = end > win->start_ns ? end - win->start_ns : 0;
+
+	static const uint64_t limits[] = SCHED_VERIFY_HIST_LIMITS;
+	uint64_t picks;
+	unsigned b = 0;
+
+	while (b < ARRAY_SIZE(limits) && len >= limits[b])
+		b++;
+	sv.st.hist[b]++;
+	picks = cpu_rq(win->target)->nr_switches - win->target_switches;
+	sv.st.picks[picks < 3 ? picks : 3]++;
+	sv.st.closed++;
+	sv.st.total_ns += len;
+	if (len > sv.st.worst_ns)
+		sv.st.worst_ns = len;
+	if (win->report >= 0 && sv.reports[win->report].open) {
+		sv.reports[win->report].open = false;
+		sv.reports[win->report].len_ns = len;
+	}
+}
+
+/*
+ * Has @win outlived the bound?  By the ticks rule: if W waits on its own
+ * target (its CPU's pick must choose it), that CPU took two preemptible
+ * ticks since W came there and since its donor last changed (a CPU that
+ * just changed donor, e.g. to idle with a reschedule pending, is in the
+ * middle of acting); otherwise W's CPU took two since W came there (each
+ * tick asks its classes to push) and the target two since the window
+ * opened (a target that keeps switching between less important tasks
+ * does not restart its count).  All rq locks held.
+ */
+static bool past_bound(struct window *win, uint64_t now)
+{
+	struct rq *src = cpu_rq(win->src), *dst = cpu_rq(win->target);
+	uint64_t base = win->src_ticks0;
+
+	if (sv.bound_ns)
+		return now - win->start_ns > sv.bound_ns;
+	if (src == dst && src->pick_ticks > base)
+		base = src->pick_ticks;
+	return src->nr_preempt_ticks - base >= SCHED_VERIFY_TICKS &&
+	       dst->nr_preempt_ticks - win->ticks0[win->target] >= SCHED_VERIFY_TICKS;
+}
+
+/* ---- Reports ------------------------------------------------------------ */
+
+#define OUT(...) (len += len < SV_REPORT_LEN ? \
+	snprintf(r->text + len, SV_REPORT_LEN - len, __VA_ARGS__) : 0)
+
+static size_t describe_task(struct report *r, size_t len, struct task *p)
+{
+	struct rank k = task_rank(p);
+
+	OUT("%s (%s", p->name, rank_name(k));
+	if (k.cls == RANK_RT)
+		OUT(" prio %d", p->prio);
+	else if (k.cls == RANK_DL)
+		OUT(" deadline %llu", (unsigned long long)k.key);
+	else if (p->sched_class == &dl_sched_class)
+		OUT(", throttled deadline");
+	else
+		OUT(" %s", p->sched_class->name);
+	return OUT(")");
+}
+
+/* Write the picture for a miss of @win (queued on @src).  Every line
+ * ends in '\n'; sched_verify_print_miss adds the prefixes.  All rq
+ * locks held. */
+static void write_report(struct report *r, struct window *win, uint64_t now,
+			 const struct rank *donor)
+{
+	int src = win->src;
+	size_t len = 0;
+
+	OUT("MISS #%llu: ", (unsigned long long)r->seq);
+	len = describe_task(r, len, win->w);
+	OUT(" %s", r->tag);
+	OUT(" affinity %#llx state %d on_cpu %d wake_cpu %d level %d blocked_on %s",
+	    (unsigned long long)win->w->cpus_allowed, win->w->state,
+	    win->w->on_cpu, win->w->wake_cpu, win->w->rt.level,
+	    !win->w->blocked_on ? "-" : win->w->blocked_on == PROXY_WAKING ?
+	    "waking" : win->w->blocked_on->name);
+	OUT(" queued on cpu%d waits while cpu%d runs lower; at %llu window open "
+	    "%llu us (moved %u times), %llu ticks on cpu%d since it came, "
+	    "%llu on cpu%d since the window opened\n", src, win->target,
+	    (unsigned long long)now,
+	    (unsigned long long)((now - win->start_ns) / NSEC_PER_USEC),
+	    win->moves,
+	    (unsigned long long)(cpu_rq(src)->nr_preempt_ticks - win->src_ticks0), src,
+	    (unsigned long long)(cpu_rq(win->target)->nr_preempt_ticks -
+				 win->ticks0[win->target]), win->target);
+	OUT("seen in %u of %llu samples since it opened (%llu more given up)\n",
+	    win->nseen, (unsigned long long)(sv.st.samples - win->samples0 + 1),
+	    (unsigned long long)(sv.st.busy - win->busy0));
+	/* Its chain, as the pick would walk it. */
+	for (struct task *p = win->w; p; ) {
+		struct mutex *m = READ_ONCE(p->blocked_on);
+		struct task *o;
+
+		if (!m || m == PROXY_WAKING || !(o = mutex_owner(m)) || o == p)
+			break;
+		OUT("  %s waits for %s held by %s: cpu%d on_rq %d on_cpu %d "
+		    "state %d%s%s\n", p->name, m->name, o->name, o->cpu, o->on_rq,
+		    o->on_cpu, o->state, cpu_rq(o->cpu)->curr == o ? " running" : "",
+		    o->wake_cpu >= 0 ? " lent" : "");
+		if (o == win->w)
+			break;
+		p = o;
+	}
+	for (int c = 0; c < ncpus; c++) {
+		struct rq *rq = cpu_rq(c);
+		const char *sep = " outranked by:";
+
+		if (!READ_ONCE(cpus[c].online))
+			continue;
+		OUT("cpu%d: %llu ticks, %llu switches, preempt %#x: curr %s donor ",
+		    c, (unsigned long long)rq->nr_preempt_ticks,
+		    (unsigned long long)rq->nr_switches,
+		    READ_ONCE(cpus[c].preempt_count), rq->curr->name);
+		len = describe_task(r, len, rq->donor);
+		if (rq->rt.rt_nr_running)
+			OUT(" rt %u queued, %u may move", rq->rt.rt_nr_running,
+			    rq->rt.rt_nr_migratory);
+		OUT("%s%s%s%s", READ_ONCE(rq->cpu->need_resched) ? " resched" : "",
+		    rq->rt.overloaded ? " rt-overloaded" : "",
+		    rq->rt.throttled ? " rt-throttled" : "",
+		    rq->dl.dl_nr_running > 1 ? " dl-overloaded" : "");
+		/* The waiting contexts that outrank this donor and may run
+		 * here, wherever they are queued. */
+		for (int s = 0; s < ncpus; s++) {
+			struct list_head *pos;
+
+			if (!READ_ONCE(cpus[s].online))
+				continue;
+			list_for_each(pos, &cpu_rq(s)->tasks) {
+				struct task *w = list_entry(pos, struct task, rq_node);
+
+				if (w == cpu_rq(s)->donor || w == cpu_rq(s)->curr ||
+				    !rank_above(task_rank(w), donor[c]) ||
+				    !((where_may_run(w) >> c) & 1))
+					continue;
+				OUT("%s ", sep);
+				len = describe_task(r, len, w);
+				OUT(" on cpu%d", s);
+				sep = ",";
+			}
+		}
+		OUT("\n");
+	}
+}
+
+/*
+ * A new miss: count it and describe it in a free slot.  The reports kept
+ * are the first ones since the last sched_verify_print_miss(): the first
+ * miss of a run says most, later ones are often its consequences.
+ */
+static void miss(struct window *win, uint64_t now, const struct rank *donor)
+{
+	int slot = -1;
+
+	win->missed = true;
+	sv.st.misses++;
+	for (int i = 0; i < SV_REPORTS && slot < 0; i++)
+		if (sv.reports[i].seq <= sv.consumed)
+			slot = i;
+	if (slot < 0)
+		return;
+	for (int i = 0; i < sv.nopen; i++)	/* an old link to the slot */
+		if (sv.open[i].report == slot)
+			sv.open[i].report = -1;
+	sv.reports[slot].seq = sv.st.misses;
+	sv.reports[slot].open = true;
+	sv.reports[slot].len_ns = 0;
+	sv.reports[slot].start_ns = win->start_ns;
+	sv.reports[slot].miss_ns = now;
+	sv.reports[slot].cpus = (1ULL << win->src) | (1ULL << win->target);
+	snprintf(sv.reports[slot].tag, sizeof(sv.reports[slot].tag), "#%d",
+		 win->w->tid);
+	write_report(&sv.reports[slot], win, now, donor);
+	win->report = slot;
+	/* Keep what led here: the first miss stops the scheduler trace
+	 * until its report is printed (sched_verify_print_miss). */
+	if (READ_ONCE(trace_enabled) && !sv.trace_frozen) {
+		trace_set_enabled(false);
+		sv.trace_frozen = true;
+	}
+}
+
+/* ---- The sampler --------------------------------------------------------- */
+
+/* Is @w a context the invariant looks at, waiting on @rq?  Not behind a
+ * stopper: the stop class is the kernel's own short interruption of a
+ * CPU (an affinity move, stop_machine), whose length is its work's. */
+static bool waiting_context(struct rq *rq, struct task *w, struct rank *r)
+{
+	if (w == rq->donor || w == rq->curr ||
+	    rq->donor->sched_class == &stop_sched_class)
+		return false;
+	*r = task_rank(w);
+	if (r->cls == RANK_LOW)
+		return false;
+	return r->cls != RANK_RT || !rt_stepping_aside(rq);
+}
+
+static void sample(uint64_t now)
+{
+	uint64_t online = cpus_online_mask();
+	struct rank donor[NR_CPUS], committed[NR_CPUS];
+
+	if (!lock_all(online)) {
+		sv.st.busy++;
+		return;
+	}
+	/* Each CPU's donor, and what it is committed to: a CPU with a
+	 * pending reschedule is about to pick its best queued context, and
+	 * so is one whose donor is idle while something runnable is queued
+	 * there (its pick cleared need_resched and dropped its lock to pull,
+	 * or a reschedule is on its way). */
+	for (int c = 0; c < ncpus; c++) {
+		struct rq *rq = cpu_rq(c);
+		struct list_head *pos;
+
+		if (!((online >> c) & 1)) {
+			donor[c] = committed[c] = (struct rank){ RANK_STOP, 0 };
+			continue;
+		}
+		donor[c] = committed[c] = task_rank(rq->donor);
+		if (!READ_ONCE(rq->cpu->need_resched) && rq->donor != rq->idle)
+			continue;
+		list_for_each(pos, &rq->tasks) {
+			struct task *w = list_entry(pos, struct task, rq_node);
+			struct rank r;
+
+			if (waiting_context(rq, w, &r) && rank_above(r, committed[c]) &&
+			    ((where_may_run(w) >> c) & 1))
+				committed[c] = r;
+		}
+	}
+	for (int i = 0; i < sv.nopen; i++)
+		sv.open[i].seen = false;
+	for (uint64_t m = online; m; m &= m - 1) {
+		int s = ctz64(m);
+		struct rq *rq = cpu_rq(s);
+		struct list_head *pos;
+
+		list_for_each(pos, &rq->tasks) {
+			struct task *w = list_entry(pos, struct task, rq_node);
+			struct rank r;
+			int target;
+
+			if (!waiting_context(rq, w, &r))
+				continue;
+			target = lowest_below(where_may_run(w) & online,
+					      r, s, donor, committed);
+			if (target >= 0)
+				see(w, s, target, now);
+		}
+	}
+	for (int i = 0; i < sv.nopen; i++) {
+		struct window *win = &sv.open[i];
+
+		if (!win->seen) {
+			close_window(win, window_end(win, now));
+			sv.open[i--] = sv.open[--sv.nopen];
+			continue;
+		}
+		if (!win->missed && past_bound(win, now))
+			miss(win, now, donor);
+	}
+	unlock_all(online);
+	sv.st.samples++;
+	sv.prev_sample_ns = now;
+}
+
+static void sv_timer_fn(struct timer *t)
+{
+	uint64_t now;
+
+	spin_lock_raw(&sv.lock);
+	if (!sv.on) {
+		spin_unlock_raw(&sv.lock);
+		return;
+	}
+	now = clock_ns();
+	sample(now);
+	/* From now, not from the deadline: a late interrupt does not make
+	 * the next samples crowd in. */
+	timer_arm(t, clock_ns() + sv.period_ns);
+	spin_unlock_raw(&sv.lock);
+}
+
+/* ---- API ---------------------------------------------------------------- */
+
+int sched_verify_start(uint64_t period_ns, uint64_t bound_ns)
+{
+	unsigned long flags;
+
+	if (period_ns < SCHED_VERIFY_PERIOD_MIN || period_ns > SCHED_VERIFY_PERIOD_MAX)
+		return -EINVAL;
+	flags = spin_lock(&sv.lock);
+	if (sv.on) {
+		spin_unlock(&sv.lock, flags);
+		return -EBUSY;
+	}
+	memset(&sv.st, 0, sizeof(sv.st));
+	memset(sv.reports, 0, sizeof(sv.reports));
+	sv.nopen = 0;
+	sv.consumed = 0;
+	sv.period_ns = period_ns;
+	sv.bound_ns = bound_ns;
+	sv.prev_sample_ns = 0;
+	sv.on = true;
+	timer_init(&sv.timer, sv_timer_fn, NULL);
+	timer_arm(&sv.timer, clock_ns() + period_ns);
+	spin_unlock(&sv.lock, flags);
+	return 0;
+}
+
+void sched_verify_stop(void)
+{
+	unsigned long flags = spin_lock(&sv.lock);
+	uint64_t now = clock_ns();
+
+	sv.on = false;
+	for (int i = 0; i < sv.nopen; i++)
+		close_window(&sv.open[i], now);
+	sv.nopen = 0;
+	spin_unlock(&sv.lock, flags);
+	timer_cancel(&sv.timer);
+}
+
+bool sched_verify_running(void)
+{
+	return READ_ONCE(sv.on);
+}
+
+void sched_verify_read(struct sched_verify_stats *st)
+{
+	unsigned long flags = spin_lock(&sv.lock);
+
+	*st = sv.st;
+	spin_unlock(&sv.lock, flags);
+}
+
+/* An event of @r's CPUs, or one that names its task, in its window (from
+ * 1 ms before it opened to the miss)? */
+static bool in_report(const struct report *r, const struct trace_event *ev)
+{
+	const char *at;
+
+	if (ev->ts + NSEC_PER_MSEC < r->start_ns || ev->ts > r->miss_ns)
+		return false;
+	if ((r->cpus >> ev->cpu) & 1)
+		return true;
+	for (at = strstr(ev->line, r->tag); at; at = strstr(at + 1, r->tag)) {
+		char next = at[strlen(r->tag)];
+
+		if (next < '0' || next > '9')
+			return true;
+	}
+	return false;
+}
+
+/* The trace events in_report() keeps, at most SV_TRACE_LINES of them,
+ * the last ones. */
+#define SV_TRACE_LINES 120
+static void print_trace(const struct report *r, const char *prefix)
+{
+	static struct trace_event ev;	/* under print_lock (one printer) */
+	struct trace_snapshot *s = trace_snapshot();
+	uint64_t n = 0, skip;
+
+	if (!s) {
+		printk("%sno memory to copy the trace\n", prefix);
+		return;
+	}
+	while (trace_snapshot_next(s, &ev))
+		n += in_report(r, &ev);
+	trace_snapshot_free(s);
+	if (!(s = trace_snapshot()))
+		return;
+	skip = n > SV_TRACE_LINES ? n - SV_TRACE_LINES : 0;
+	printk("%strace of cpus %#llx and of %s in the window (%llu events%s):\n",
+	       prefix, (unsigned long long)r->cpus, r->tag, (unsigned long long)n,
+	       skip ? ", the last ones" : "");
+	while (trace_snapshot_next(s, &ev)) {
+		if (!in_report(r, &ev))
+			continue;
+		if (skip) {
+			skip--;
+			continue;
+		}
+		printk("%s  %llu %d %s\n", prefix, (unsigned long long)ev.ts,
+		       ev.cpu, ev.line);
+	}
+	trace_snapshot_free(s);
+}
+
+bool sched_verify_print_miss(uint64_t after, const char *prefix)
+{
+	static struct report copy;	/* too big for a stack: print_lock */
+	static DEFINE_MUTEX(print_lock);
+	unsigned long flags;
+	int best = -1;
+	bool frozen;
+	char *line;
+
+	mutex_lock(&print_lock);
+	flags = spin_lock(&sv.lock);
+	for (int i = 0; i < SV_REPORTS; i++)
+		if (sv.reports[i].seq > after &&
+		    (best < 0 || sv.reports[i].seq < sv.reports[best].seq))
+			best = i;
+	if (best >= 0)
+		copy = sv.reports[best];
+	sv.consumed = sv.st.misses;	/* the caller has seen them all */
+	spin_unlock(&sv.lock, flags);
+	if (best < 0) {
+		mutex_unlock(&print_lock);
+		return false;
+	}
+	if (copy.seq != after + 1)
+		printk("%s(misses #%llu..#%llu: no report kept)\n", prefix,
+		       (unsigned long long)after + 1, (unsigned long long)copy.seq - 1);
+	for (line = copy.text; *line; ) {
+		char *nl = strchr(line, '\n');
+
+		if (nl)
+			*nl = '\0';
+		printk("%s%s\n", prefix, line);
+		if (!nl)
+			break;
+		line = nl + 1;
+	}
+	if (copy.open)
+		printk("%sthe window was still open at the last sample\n", prefix);
+	else
+		printk("%sthe window lasted %llu us\n", prefix,
+		       (unsigned long long)(copy.len_ns / NSEC_PER_USEC));
+	flags = spin_lock(&sv.lock);
+	frozen = sv.trace_frozen;
+	spin_unlock(&sv.lock, flags);
+	if (frozen) {
+		print_trace(&copy, prefix);
+		flags = spin_lock(&sv.lock);
+		sv.trace_frozen = false;
+		trace_set_enabled(true);
+		spin_unlock(&sv.lock, flags);
+	}
+	mutex_unlock(&print_lock);
+	return true;
+}
