@@ -51,30 +51,23 @@
  * keep a FIFO 10 holder from ever taking A_i.  Every wait is for a state
  * (never a fixed sleep a host stall could break) and is bounded: a broken
  * scheduler fails the case instead of hanging the boot.
+ *
+ * The structures are in football.h; what the referee prints per case
+ * (figures, the first foul, the trace before it) in football_report.c.
  */
-#include "proxy_helpers.h"
-#include "cpu.h"
+#include "football.h"
 #include "sched.h"
-#include "sched_verify.h"
-#include "mutex.h"
 #include "mm.h"
 #include "timer.h"
-#include "trace.h"
 #include "arch.h"
 #include "string.h"
 #include <printf.h>
 #include "../kernel/sched/internal.h"
 
-#define FB_ROUNDS 5
-#define FB_GAME_NS (100 * MS)		/* one game, guest time */
 #define FB_WAIT_NS (5000 * MS)		/* any wait for a state, at most */
 #define FB_SETTLE_NS (200 * MS)		/* for the defence to be set, at most */
 #define FB_NAP_NS (10 * MS)		/* a player's sleep between its wakeups */
 #define FB_DONE INT32_MAX		/* release/quit: everything ends */
-#define FB_FOUL_LEN 512
-#define FB_TRACE_BEFORE (3 * MS)	/* the trace printed before a foul */
-#define FB_TRACE_AFTER (MS / 2)		/*   and after it */
-#define FB_TRACE_LINES 100		/*   at most, the last ones */
 
 #define PRIO_LOW 10
 #define PRIO_MID 30
@@ -87,7 +80,7 @@
  * before it, well under 800 ms, and a high task's sleep between rounds
  * gives it a new period at its next wakeup (CBS), so a game does not
  * use up its budget; a host that stops a vCPU for long could still
- * throttle one: see chain_waits().
+ * throttle one: see fb_chain_waits().
  */
 #define DL_RUNTIME (800 * MS)
 #define DL_PERIOD (1000 * MS)
@@ -104,65 +97,6 @@
 #define REF_DL_RUNTIME (1 * MS)
 #define REF_DL_DEADLINE (2 * MS)
 #define REF_DL_PERIOD (10 * MS)
-
-struct variant {
-	const char *name;
-	bool pinned;		/* chain i on the i-th CPU (offence free) */
-	bool fair_holder;	/* L_i fair, not FIFO 10 */
-	bool deadline_high;	/* H_i SCHED_DEADLINE, not FIFO 70 */
-};
-
-struct game;
-
-struct chain {
-	struct game *g;
-	int idx;
-	struct mutex a, b;
-	char a_name[12], b_name[12];
-	struct task *l, *m, *h;
-	/* Round numbers, each written by its task only. */
-	volatile int l_held, m_held;	/* took A_i / B_i this round */
-	volatile int l_done, m_done, h_done;
-	volatile int served;		/* L_i ran with H_i's context in this
-					   round's game */
-	int parked[3];			/* L_i, M_i, H_i on the bench (bench_lock) */
-	int served_games;
-	int m_got, h_got;		/* acquisitions of A_i by M_i, B_i by H_i */
-	int exited;			/* atomic: players of the chain gone */
-	uint64_t h_throttled0;
-};
-
-struct offence {
-	struct game *g;
-	int idx;
-	struct task *p;
-	int parked;			/* on the bench (bench_lock) */
-	volatile int benched;		/* round it left the pitch after */
-	volatile int exited;
-	uint64_t ball;
-};
-
-struct game {
-	const struct variant *v;
-	enum locking_mode mode;
-	int n;				/* chains == offence tasks == CPUs */
-	int cpu_ids[NR_CPUS];		/* the online CPUs */
-	int chain_of_cpu[NR_CPUS];	/* pinned: whose CPU it is, or -1 */
-	struct task *referee;
-	spinlock_t bench_lock;		/* the parked flags vs call_up() */
-	/* What the referee says, in round numbers. */
-	volatile int go_l, go_m, go_h, kickoff;
-	volatile int game_on;		/* the round being played, or 0 */
-	volatile int release;		/* holders unlock up to this round */
-	volatile int quit;
-	uint64_t kickoff_ns;
-	uint64_t throttled;		/* the high tasks', during the case */
-	struct chain ch[NR_CPUS];
-	struct offence off[NR_CPUS];
-	int foul_taken;			/* atomic: the first foul is written */
-	uint64_t foul_ns;		/*   when */
-	char foul[FB_FOUL_LEN];
-};
 
 /* ---- Players ---------------------------------------------------------- */
 
@@ -299,7 +233,7 @@ static void high(void *arg)
  * offence, which may run then; that is no foul, so it is not counted
  * (the checker does the same).
  */
-static bool chain_waits(struct game *g, struct chain *ch)
+bool fb_chain_waits(struct game *g, struct chain *ch)
 {
 	struct task *h = ch->h;
 
@@ -323,64 +257,12 @@ static bool foul(struct game *g)
 	if (g->v->pinned) {
 		int i = g->chain_of_cpu[smp_processor_id()];
 
-		return i >= 0 && chain_waits(g, &g->ch[i]);
+		return i >= 0 && fb_chain_waits(g, &g->ch[i]);
 	}
 	for (int i = 0; i < g->n; i++)
-		want += chain_waits(g, &g->ch[i]) +
+		want += fb_chain_waits(g, &g->ch[i]) +
 			(READ_ONCE(g->off[i].p->on_cpu) != 0);
 	return want > g->n;
-}
-
-/* Our task @p's name ("fb-L3", "referee", "idle" or "other").  Only
- * pointers are compared: a task not ours may be gone already. */
-static const char *who(struct game *g, struct task *p, int cpu)
-{
-	if (p == g->referee)
-		return "referee";
-	if (p == cpu_rq(cpu)->idle)
-		return "idle";
-	for (int i = 0; i < g->n; i++) {
-		struct chain *ch = &g->ch[i];
-
-		if (p == ch->l)
-			return ch->l->name;
-		if (p == ch->m)
-			return ch->m->name;
-		if (p == ch->h)
-			return ch->h->name;
-		if (p == g->off[i].p)
-			return g->off[i].p->name;
-	}
-	return "other";
-}
-
-/* The first foul of a case, as the offence task saw it: what every CPU
- * ran (racy reads: a picture, the checker's report is the exact one). */
-static void note_foul(struct game *g, struct offence *o, int r)
-{
-	size_t len;
-	int waiting = 0;
-
-	if (__atomic_exchange_n(&g->foul_taken, 1, __ATOMIC_ACQ_REL))
-		return;
-	g->foul_ns = clock_ns();
-	for (int i = 0; i < g->n; i++)
-		waiting += chain_waits(g, &g->ch[i]);
-	len = snprintf(g->foul, FB_FOUL_LEN, "round %d, %llu us into the game: "
-		       "%s ran on cpu%d while %d chains waited;", r,
-		       (unsigned long long)((clock_ns() - g->kickoff_ns) / 1000),
-		       o->p->name, smp_processor_id(), waiting);
-	for (int k = 0; k < g->n && len < FB_FOUL_LEN; k++) {
-		int c = g->cpu_ids[k];
-		struct task *curr = READ_ONCE(cpu_rq(c)->curr);
-		struct task *donor = READ_ONCE(cpu_rq(c)->donor);
-
-		len += snprintf(g->foul + len, FB_FOUL_LEN - len, " cpu%d %s", c,
-				who(g, curr, c));
-		if (donor != curr && len < FB_FOUL_LEN)
-			len += snprintf(g->foul + len, FB_FOUL_LEN - len,
-					" for %s", who(g, donor, c));
-	}
 }
 
 /* O_j: on the bench between games; during one, counts a ball for every
@@ -397,10 +279,10 @@ static void offence(void *arg)
 			/* Still on after the look (the referee turns the game
 			 * off before anyone unlocks): a look that began before
 			 * a preemption and ends after the game is no foul.
-			 * The acquire keeps the re-read after the look. */
-			if (f && smp_load_acquire(&g->game_on) == r &&
-			    o->ball++ == 0)
-				note_foul(g, o, r);
+			 * The fence keeps the look's reads before the re-read. */
+			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+			if (f && READ_ONCE(g->game_on) == r && o->ball++ == 0)
+				fb_note_foul(g, o, r);
 			arch_cpu_relax();
 		}
 		WRITE_ONCE(o->benched, r);
@@ -584,20 +466,11 @@ static bool spawn_players(struct ktest *t, struct game *g)
 	return true;
 }
 
-/* Per case, what the checker saw. */
-struct verdict {
-	int rounds, unsettled;
-	uint64_t ball, throttled;
-	uint64_t game_misses, game_windows;
-	struct sched_verify_stats st0, st1;
-};
-
 /*
  * One round; false if it could not be played (reported).  The game's
- * checker figures are added to @vd.
+ * checker figures are added to the case's.
  */
-static bool play_round(struct ktest *t, struct game *g, int r,
-		       struct verdict *vd)
+static bool play_round(struct ktest *t, struct game *g, int r)
 {
 	struct sched_verify_stats s0, s1;
 	int bad = -1;
@@ -631,7 +504,7 @@ static bool play_round(struct ktest *t, struct game *g, int r,
 		       (unsigned long long)(FB_SETTLE_NS / MS), bad,
 		       READ_ONCE(l->cpu),
 		       cpu_rq(READ_ONCE(l->cpu))->curr == l ? "yes" : "no");
-		vd->unsettled++;
+		g->unsettled++;
 	}
 
 	sched_verify_read(&s0);
@@ -644,8 +517,8 @@ static bool play_round(struct ktest *t, struct game *g, int r,
 	WRITE_ONCE(g->game_on, 0);
 	smp_mb();		/* off before anything is released */
 	sched_verify_read(&s1);
-	vd->game_misses += s1.misses - s0.misses;
-	vd->game_windows += s1.windows - s0.windows;
+	g->game_misses += s1.misses - s0.misses;
+	g->game_windows += s1.windows - s0.windows;
 
 	WRITE_ONCE(g->release, r);
 	if ((bad = wait_all(g, round_done, r, FB_WAIT_NS)) >= 0) {
@@ -691,179 +564,92 @@ static bool end_game(struct ktest *t, struct game *g)
 	return true;
 }
 
-/* The scheduler trace (every CPU) around the first foul, the last
- * FB_TRACE_LINES events of it: how the chain came to wait. */
-static void print_foul_trace(uint64_t at)
-{
-	static struct trace_event ev;	/* too big for a stack; one case runs */
-	uint64_t from = at - FB_TRACE_BEFORE, to = at + FB_TRACE_AFTER;
-	uint64_t n = 0, skip;
-	struct trace_snapshot *s = trace_snapshot();
-
-	if (!s)
-		return;
-	while (trace_snapshot_next(s, &ev))
-		n += ev.ts >= from && ev.ts <= to;
-	trace_snapshot_free(s);
-	if (!n || !(s = trace_snapshot()))
-		return;
-	skip = n > FB_TRACE_LINES ? n - FB_TRACE_LINES : 0;
-	printk("# trace from %llu us before the first foul to %llu us after "
-	       "(%llu events%s; the foul at %llu):\n",
-	       (unsigned long long)(FB_TRACE_BEFORE / 1000),
-	       (unsigned long long)(FB_TRACE_AFTER / 1000), (unsigned long long)n,
-	       skip ? ", the last ones" : "", (unsigned long long)at);
-	while (trace_snapshot_next(s, &ev)) {
-		if (ev.ts < from || ev.ts > to || (skip && skip--))
-			continue;
-		printk("#   %llu %d %s\n", (unsigned long long)ev.ts, ev.cpu,
-		       ev.line);
-	}
-	trace_snapshot_free(s);
-}
-
-static void print_verdict(struct game *g, const struct verdict *vd)
-{
-	const struct sched_verify_stats *a = &vd->st0, *b = &vd->st1;
-	uint64_t closed = b->closed - a->closed;
-	int served = 0;
-	char longest[48];
-
-	for (int i = 0; i < g->n; i++)
-		served += g->ch[i].served_games;
-	/* The checker keeps one longest window since it started: if it grew
-	 * during the case it is the case's, otherwise only a bound. */
-	if (b->worst_ns > a->worst_ns)
-		snprintf(longest, sizeof(longest), "%llu us",
-			 (unsigned long long)(b->worst_ns / 1000));
-	else if (closed)
-		snprintf(longest, sizeof(longest), "<= %llu us",
-			 (unsigned long long)(a->worst_ns / 1000));
-	else
-		strlcpy(longest, "none", sizeof(longest));
-	printk("# %s/%s: %d chains, %d of %d rounds, ball %llu, holders served "
-	       "in %d of %d games%s\n", locking_mode_name(g->mode), g->v->name,
-	       g->n, vd->rounds, FB_ROUNDS, (unsigned long long)vd->ball, served,
-	       g->n * vd->rounds, vd->unsettled ? ", some defence never set" : "");
-	printk("# checker: %llu samples, %llu windows (%llu during games), "
-	       "mean %llu us, longest %s, %llu misses (%llu during games)\n",
-	       (unsigned long long)(b->samples - a->samples),
-	       (unsigned long long)(b->windows - a->windows),
-	       (unsigned long long)vd->game_windows,
-	       (unsigned long long)(closed ? (b->total_ns - a->total_ns) /
-				    closed / 1000 : 0), longest,
-	       (unsigned long long)(b->misses - a->misses),
-	       (unsigned long long)vd->game_misses);
-	if (g->v->deadline_high)
-		printk("# high tasks throttled %llu times (no foul counted "
-		       "meanwhile)\n", (unsigned long long)vd->throttled);
-	if (g->foul_taken)
-		printk("# first foul: %s\n", g->foul);
-	/* none: the inversion is expected, its trace says nothing new. */
-	if (g->foul_taken && g->mode != LOCKING_NONE)
-		print_foul_trace(g->foul_ns);
-}
-
 /*
- * Play FB_ROUNDS rounds of variant @v in locking mode @mode.  With proxy
- * and inherit the offence must never score; with none it must (that is
- * the inversion the referee has to see).  Either way the checker must
- * see no miss and every chain must complete every round.
+ * A new game of variant @v in locking mode @mode, the caller its referee
+ * (on the last CPU; a deadline task if the high tasks are).  NULL: it
+ * could not be set up (reported).
  */
-static void play(struct ktest *t, const struct variant *v, enum locking_mode mode)
+static struct game *new_game(struct ktest *t, const struct variant *v,
+			     enum locking_mode mode)
 {
-	int n = online_cpus(), k = 0;
-	int blocked0 = __atomic_load_n(&mutex_nr_blocked, __ATOMIC_SEQ_CST);
-	bool own_checker = false, joined;
-	struct verdict vd = { 0 };
-	struct game *g;
+	const struct sched_attr ref_dl = { .policy = SCHED_DEADLINE,
+		.dl_runtime = REF_DL_RUNTIME, .dl_deadline = REF_DL_DEADLINE,
+		.dl_period = REF_DL_PERIOD };
+	struct game *g = kzalloc(sizeof(*g));
+	int k = 0, err;
 
-	g = kzalloc(sizeof(*g));
-	KASSERT(t, g != NULL);
+	if (!g) {
+		ktest_fail(t, __FILE__, __LINE__, "out of memory");
+		return NULL;
+	}
 	g->v = v;
 	g->mode = mode;
-	g->n = n;
+	g->n = online_cpus();
 	for (int c = 0; c < ncpus; c++) {
 		g->chain_of_cpu[c] = -1;
-		if (READ_ONCE(cpu_by_id(c)->online) && k < n) {
+		if (READ_ONCE(cpu_by_id(c)->online) && k < g->n) {
 			g->chain_of_cpu[c] = v->pinned ? k : -1;
 			g->cpu_ids[k++] = c;
 		}
 	}
 	g->referee = current();
 	spin_init(&g->bench_lock, "football-bench");
-	if (!px_begin_mode(t, g->cpu_ids[n - 1], mode)) {
-		px_end();
-		kfree(g);
-		return;
-	}
-	if (v->deadline_high) {
-		const struct sched_attr ref_dl = { .policy = SCHED_DEADLINE,
-			.dl_runtime = REF_DL_RUNTIME, .dl_deadline = REF_DL_DEADLINE,
-			.dl_period = REF_DL_PERIOD };
-		int err = sched_setattr(current(), &ref_dl);
-
-		if (err) {
-			ktest_fail(t, __FILE__, __LINE__, "the referee cannot "
-				   "be a deadline task: %d", err);
-			px_end();
-			kfree(g);
-			return;
-		}
-	}
-	/* Not on from boot: on for this case (ticks rule, as from boot). */
-	if (!sched_verify_running())
-		own_checker = sched_verify_start(SCHED_VERIFY_DEFAULT_PERIOD, 0) == 0;
-	sched_verify_read(&vd.st0);
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < g->n; i++) {
 		struct chain *ch = &g->ch[i];
 
 		ch->g = g;
-		ch->idx = i;
 		snprintf(ch->a_name, sizeof(ch->a_name), "fb-A%d", i);
 		snprintf(ch->b_name, sizeof(ch->b_name), "fb-B%d", i);
 		mutex_init(&ch->a, ch->a_name);
 		mutex_init(&ch->b, ch->b_name);
 		g->off[i].g = g;
-		g->off[i].idx = i;
 	}
+	if (!px_begin_mode(t, g->cpu_ids[g->n - 1], mode))
+		goto fail;
+	if (v->deadline_high && (err = sched_setattr(current(), &ref_dl))) {
+		ktest_fail(t, __FILE__, __LINE__, "the referee cannot be a "
+			   "deadline task: %d", err);
+		goto fail;
+	}
+	return g;
+fail:
+	px_end();
+	kfree(g);
+	return NULL;
+}
 
-	if (spawn_players(t, g))
-		while (vd.rounds < FB_ROUNDS && play_round(t, g, vd.rounds + 1, &vd))
-			vd.rounds++;
-	joined = end_game(t, g);
+/*
+ * The verdict.  proxy and inherit: the offence never scored; none: it
+ * did (the inversion the referee has to see).  Every mode: every round
+ * played, every chain completed each round (its holder served its high
+ * task at least once, but for none), no miss of the checker, nothing
+ * left held or blocked.
+ */
+static void judge(struct ktest *t, struct game *g, bool joined, int blocked0,
+		  bool own_checker)
+{
+	uint64_t misses = g->st1.misses - g->st0.misses;
 
-	sched_verify_read(&vd.st1);
-	if (own_checker)
-		sched_verify_stop();
-	vd.throttled = g->throttled;
-	for (int i = 0; i < n; i++)
-		vd.ball += g->off[i].ball;
-	if (px_end() != 0)
-		ktest_fail(t, __FILE__, __LINE__, "the boot's locking mode not "
-			   "restored: tasks still wait on mutexes");
-	print_verdict(g, &vd);
-
-	KEXPECT_EQ(t, vd.rounds, FB_ROUNDS);
-	if (mode == LOCKING_NONE)
-		KEXPECT(t, vd.ball > 0);
+	KEXPECT_EQ(t, g->rounds, FB_ROUNDS);
+	if (g->mode == LOCKING_NONE)
+		KEXPECT(t, g->ball > 0);
 	else
-		KEXPECT_EQ(t, vd.ball, 0);
-	if (vd.st1.misses > vd.st0.misses) {
+		KEXPECT_EQ(t, g->ball, 0);
+	if (misses) {
 		ktest_fail(t, __FILE__, __LINE__, "the checker saw %llu misses",
-			   (unsigned long long)(vd.st1.misses - vd.st0.misses));
+			   (unsigned long long)misses);
 		/* From boot, ktest prints the report (check_verify). */
 		if (own_checker)
-			sched_verify_print_miss(vd.st0.misses, "    # football: ");
+			sched_verify_print_miss(g->st0.misses, "    # football: ");
 	}
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < g->n; i++) {
 		struct chain *ch = &g->ch[i];
 
-		if (ch->h_got != vd.rounds || ch->m_got != vd.rounds)
+		if (ch->h_got != g->rounds || ch->m_got != g->rounds)
 			ktest_fail(t, __FILE__, __LINE__, "chain %d: high got B "
 				   "%d times, mid got A %d times, in %d rounds",
-				   i, ch->h_got, ch->m_got, vd.rounds);
-		if (mode != LOCKING_NONE && vd.rounds && !ch->served_games)
+				   i, ch->h_got, ch->m_got, g->rounds);
+		if (g->mode != LOCKING_NONE && g->rounds && !ch->served_games)
 			ktest_fail(t, __FILE__, __LINE__, "chain %d: the holder "
 				   "never ran for its high task", i);
 		if (joined) {
@@ -873,6 +659,35 @@ static void play(struct ktest *t, const struct variant *v, enum locking_mode mod
 	}
 	KEXPECT_EQ(t, __atomic_load_n(&mutex_nr_blocked, __ATOMIC_SEQ_CST),
 		   blocked0);
+}
+
+/* Play FB_ROUNDS rounds of variant @v in locking mode @mode, with the
+ * checker on (started here if it is not on from boot), and judge. */
+static void play(struct ktest *t, const struct variant *v, enum locking_mode mode)
+{
+	int blocked0 = __atomic_load_n(&mutex_nr_blocked, __ATOMIC_SEQ_CST);
+	bool own_checker = false, joined;
+	struct game *g = new_game(t, v, mode);
+
+	if (!g)
+		return;
+	if (!sched_verify_running())	/* the ticks rule, as from boot */
+		own_checker = sched_verify_start(SCHED_VERIFY_DEFAULT_PERIOD, 0) == 0;
+	sched_verify_read(&g->st0);
+	if (spawn_players(t, g))
+		while (g->rounds < FB_ROUNDS && play_round(t, g, g->rounds + 1))
+			g->rounds++;
+	joined = end_game(t, g);
+	sched_verify_read(&g->st1);
+	if (own_checker)
+		sched_verify_stop();
+	for (int i = 0; i < g->n; i++)
+		g->ball += g->off[i].ball;
+	if (px_end() != 0)
+		ktest_fail(t, __FILE__, __LINE__, "the boot's locking mode not "
+			   "restored: tasks still wait on mutexes");
+	fb_report(g);
+	judge(t, g, joined, blocked0, own_checker);
 	/* An abandoned game's players may still run: leave them its memory. */
 	if (joined)
 		kfree(g);
