@@ -555,7 +555,7 @@ static struct sleeper {
 	int donor_on_rq_while_asleep;
 	struct task *parked_on;
 	struct task *owner_donor;
-	int donor_cpu;
+	int donor_home, donor_cpu;
 } sl;
 
 static void sleepy_owner(void *arg)
@@ -583,6 +583,7 @@ static void sleepy_owner(void *arg)
 static void sleepy_waiter(void *arg)
 {
 	(void)arg;
+	sl.donor_home = smp_processor_id();
 	mutex_lock(&sl.m);
 	sl.donor_cpu = smp_processor_id();
 	mutex_unlock(&sl.m);
@@ -592,7 +593,10 @@ static void sleepy_waiter(void *arg)
  * While the owner sleeps its donor is off the runqueue, parked on the
  * owner; when the owner wakes the donor comes back (on the owner's
  * CPU), the owner runs for it, and the donor gets the lock.  The donor
- * may start on any CPU: it must end up on the owner's.
+ * may start on any CPU: it must come back on the owner's (the owner
+ * ran with its context), and takes the lock there, or at home if it had
+ * been lent to the owner's CPU before the owner slept (the handoff's
+ * wakeup is where a lent donor goes home).
  */
 static void owner_sleeps(struct ktest *t)
 {
@@ -623,7 +627,8 @@ static void owner_sleeps(struct ktest *t)
 	KEXPECT_EQ(t, sl.donor_on_rq_while_asleep, 0);
 	KEXPECT(t, sl.parked_on == own);
 	KEXPECT(t, sl.owner_donor == w);
-	KEXPECT_EQ(t, sl.donor_cpu, test_cpu());
+	if (sl.donor_cpu != test_cpu())
+		KEXPECT_EQ(t, sl.donor_cpu, sl.donor_home);
 }
 
 /* ---- Unlock hands the mutex to the donor ----------------------------- */

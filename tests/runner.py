@@ -213,9 +213,16 @@ def test_matrix(arches, cpu_counts, suites):
             name = "%s/smp%d%s" % (arch, n,
                                    "" if method == "kernel" else "-" + method)
             boots.append(Boot(arch, n, method,
-                              "ktest=%s expect_cpus=%d" % (names, n),
-                              name, "test"))
+                              "ktest=%s expect_cpus=%d%s"
+                              % (names, n, verify_arg(n)), name, "test"))
     return boots
+
+
+# Every SMP test boot runs the real-time invariant checker
+# (kernel/include/sched_verify.h): a case during which a violation of
+# "the N most important contexts run" outlives its bound fails.
+def verify_arg(cpus):
+    return " sched_verify=on" if cpus > 1 else ""
 
 
 # Suites whose timing checks only give a strict verdict where guest time
@@ -239,8 +246,8 @@ def locking_matrix(arches, cpu_counts, suites):
     for arch in arches:
         for mode in LOCKING_MODES if wanted else ():
             boots.append(Boot(arch, n, "kernel",
-                              "ktest=%s expect_cpus=%d locking=%s"
-                              % (",".join(wanted), n, mode),
+                              "ktest=%s expect_cpus=%d locking=%s%s"
+                              % (",".join(wanted), n, mode, verify_arg(n)),
                               "%s/smp%d-%s" % (arch, n, mode), "test"))
     return boots
 
@@ -814,7 +821,7 @@ def parse_bench(log):
 # to show what it measures asks here for extra counts, at which only it
 # (and the others asking for that count) runs.
 BENCH_CPUS = (1, 2)
-BENCH_MORE_CPUS = {"mutex_contended": (4, 8)}
+BENCH_MORE_CPUS = {"mutex_contended": (4, 8), "invariant_window": (4, 8)}
 
 
 def bench_boots(arches, cpus, benches):

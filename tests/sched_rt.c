@@ -351,7 +351,7 @@ static void print_rt_state(int nh)
 		       READ_ONCE(rq->rt.overloaded) ? "overloaded " : "",
 		       READ_ONCE(rq->rt.throttled) ? "throttled " : "",
 		       READ_ONCE(cpus[c].need_resched) ? "need_resched " : "",
-		       READ_ONCE(rq->rt.push_timer.cpu) >= 0 ? "push pending" : "");
+		       READ_ONCE(rq->push_pending) ? "push pending" : "");
 	}
 }
 

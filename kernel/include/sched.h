@@ -162,12 +162,16 @@ struct rq {
 	struct list_head tasks;		/* every queued task (rq_node), any
 					   class: what push/pull scans for
 					   proxy chains (proxy_chain_of) */
+	unsigned push_pending;		/* classes whose push waits for
+					   rq->lock to be free (bit: index in
+					   sched_classes[]; rq_queue_push) */
 	uint64_t clock_ns;		/* updated by update_rq_clock() */
 	bool clock_stale;		/* lock waited for since (core.c) */
 	uint64_t nr_switches;
 	uint64_t nr_ticks;		/* scheduler ticks that interrupted
 					   preemptible code (sched_verify) */
-	uint64_t pick_ns;		/* when a pick last changed rq->donor */
+	uint64_t pick_ns;		/* when rq->donor last changed */
+	uint64_t pick_ticks;		/* nr_ticks then */
 	struct task *prev;		/* set across a switch, see core.c */
 };
 
@@ -233,10 +237,16 @@ struct sched_class {
 	 * a donor (proxy execution): it may now move with its chain to
 	 * where its owner runs, whatever its own affinity. */
 	void (*task_blocked)(struct rq *rq, struct task *p);
-	/* Optional.  A proxy chain was moved onto @rq without running at
-	 * once: @rq may be overloaded now, push soon (from a timer: the
-	 * caller holds locks it may not drop).  rq->lock held. */
+	/* Optional, with push_tasks.  @rq may have work for another CPU
+	 * (its class is overloaded there): if so, ask for push_tasks once
+	 * rq->lock is free (rq_queue_push).  Called after a proxy chain
+	 * moved onto @rq, at every tick, and by the class itself. */
 	void (*queue_push)(struct rq *rq);
+	/* Optional.  The push rq_queue_push() asked for: move waiting
+	 * tasks (whole proxy chains) to CPUs where they run at once.  Runs
+	 * on rq's CPU after a switch, after a pick that kept prev, and at
+	 * the tick; rq->lock held, may be dropped and retaken. */
+	void (*push_tasks)(struct rq *rq);
 };
 
 extern const struct sched_class stop_sched_class;

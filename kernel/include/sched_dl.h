@@ -44,6 +44,5 @@ struct dl_rq {
 	struct task *running;		/* set_next_task..put_prev_task */
 	struct timer budget_timer;	/* ends the running task's budget
 					   between ticks (Linux's hrtick) */
-	struct timer push_timer;	/* push once rq->lock is free */
 };
 #endif

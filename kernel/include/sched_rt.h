@@ -37,6 +37,5 @@ struct rt_rq {
 	uint64_t period_end_ns;		/* 0: no period open */
 	bool throttled;
 	struct timer period_timer;	/* unthrottles at period_end_ns */
-	struct timer push_timer;	/* deferred push after a switch */
 };
 #endif

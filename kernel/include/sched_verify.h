@@ -49,7 +49,17 @@ struct sched_verify_stats {
 	uint64_t misses;	/* windows that outlived the bound */
 	uint64_t worst_ns;	/* longest closed window */
 	uint64_t total_ns;	/* sum of closed windows */
+	/* Closed windows by length: < 10 us, < 100 us, < 1 ms, < 1 tick,
+	 * the rest. */
+	uint64_t hist[5];
+	/* Closed windows by how many context switches the CPU they waited
+	 * for made before they closed: 0 (another CPU resolved it, or the
+	 * waiting task left), 1 (its first pick after the event: one
+	 * wakeup, one IPI, one pick), 2, more. */
+	uint64_t picks[4];
 };
+#define SCHED_VERIFY_HIST_LIMITS { 10 * NSEC_PER_USEC, 100 * NSEC_PER_USEC, \
+				   NSEC_PER_MSEC, TICK_NS }
 
 /*
  * Start sampling every @period_ns (SCHED_VERIFY_PERIOD_MIN..MAX), judging

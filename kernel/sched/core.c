@@ -28,6 +28,7 @@
  * lost.  Preemption (__schedule(true)) never dequeues a sleeping task.
  */
 #include "internal.h"
+#include "bitops.h"
 #include "timer.h"
 #include "mm.h"
 #include "string.h"
@@ -272,15 +273,20 @@ void wakeup_preempt_rq(struct rq *rq, struct task *p)
 }
 
 /*
- * Pick what runs next.  Classes with a ->balance op at or above prev's
- * class may first pull work from other CPUs (which can drop rq->lock, so
- * it happens before prev is put back).
+ * Pick what runs next.  First every class with a ->balance op may pull
+ * work from other CPUs (which can drop rq->lock, so it happens before
+ * prev is put back): each decides whether this CPU is lowering its
+ * priority below work waiting elsewhere (RT and deadline pull, fair's
+ * newly idle balance).  Every class, not only those at or above prev's:
+ * a CPU whose deadline task blocks lowers its priority for RT too.
  *
  * Fast path (Linux's): prev is fair and every queued task is fair, so
  * the stop, deadline and RT picks would find nothing and fair's balance
  * would not pull (rq is not idle).  Their balance ops pull only for a
  * CPU that lowers its class; a fair task still running does not, unless
  * it was just moved into the fair class, which fair_pick_next() reports.
+ * Work waiting elsewhere for a CPU that runs fair is the business of the
+ * CPU it waits on (its push, at wakeup, after a switch, at each tick).
  */
 static struct task *pick_next_task(struct rq *rq, struct task *prev)
 {
@@ -293,12 +299,9 @@ static struct task *pick_next_task(struct rq *rq, struct task *prev)
 		if (p)
 			return p;
 	}
-	for_each_class(c) {
+	for_each_class(c)
 		if (c->balance)
 			c->balance(rq, prev);
-		if (c == prev->sched_class)
-			break;
-	}
 	/* A balance op may have dropped rq->lock, and a wakeup meanwhile
 	 * may have given the donor's context to idle (return migration of
 	 * a lent donor, try_to_wake_up): put back what is the donor now. */
@@ -315,6 +318,45 @@ static struct task *pick_next_task(struct rq *rq, struct task *prev)
 	panic("pick_next_task: no task, not even idle, on cpu%d", cpu_of(rq));
 }
 
+/* ---- Deferred pushes (Linux's balance callbacks) --------------------- */
+
+static unsigned class_bit(const struct sched_class *c)
+{
+	unsigned i = 0;
+
+	while (sched_classes[i] != c)
+		i++;
+	return 1u << i;
+}
+
+void rq_queue_push(struct rq *rq, const struct sched_class *c)
+{
+	unsigned bit = class_bit(c);
+
+	if (rq->push_pending & bit)
+		return;
+	rq->push_pending |= bit;
+	/* Another CPU's rq: its __schedule runs the push.  (No CPU's tick
+	 * may wait for it: each CPU's own tick asks again, queue_push.) */
+	if (rq != this_rq())
+		resched_curr(rq);
+}
+
+/*
+ * Run the pushes rq_queue_push() asked for on this CPU's @rq.  Each may
+ * drop rq->lock; a push asked for meanwhile runs in the same loop.
+ * rq->lock held, prev switched out (its on_cpu is 0: it may move).
+ */
+static void run_pending_pushes(struct rq *rq)
+{
+	while (rq->push_pending) {
+		unsigned i = ctz64(rq->push_pending);
+
+		rq->push_pending &= ~(1u << i);
+		sched_classes[i]->push_tasks(rq);
+	}
+}
+
 void finish_task_switch(void)
 {
 	struct rq *rq = this_rq();
@@ -325,6 +367,8 @@ void finish_task_switch(void)
 	rq->prev = NULL;
 	/* prev's registers are saved: from here another CPU may run it. */
 	smp_store_release(&prev->on_cpu, 0);
+	if (__builtin_expect(rq->push_pending != 0, 0))
+		run_pending_pushes(rq);
 	spin_unlock_raw(&rq->lock);
 	if (reap)
 		task_free(prev);
@@ -396,8 +440,10 @@ static void __schedule(int mode)
 	 * include the wait (a deadline donor throttled at once). */
 	if (rq->clock_stale)
 		update_rq_clock(rq);
-	if (rq->donor != prev_donor)
+	if (rq->donor != prev_donor) {
 		rq->pick_ns = rq->clock_ns;
+		rq->pick_ticks = rq->nr_ticks;
+	}
 	if (next != rq->donor)		/* a proxy (not idle with idle) */
 		proxy_check_pick(rq, rq->donor, next);
 	/* Always on: a task lent to this CPU never runs here. */
@@ -406,6 +452,8 @@ static void __schedule(int mode)
 		      next->name, cpu_of(rq), next->wake_cpu);
 	trace_switch(prev, next, rq->donor);
 	if (next == prev) {
+		if (__builtin_expect(rq->push_pending != 0, 0))
+			run_pending_pushes(rq);
 		spin_unlock_raw(&rq->lock);
 		return;
 	}
@@ -741,6 +789,7 @@ void irq_exit(void)
 void scheduler_tick(void)
 {
 	struct rq *rq = this_rq();
+	const struct sched_class *c;
 
 	spin_lock_raw(&rq->lock);
 	update_rq_clock(rq);
@@ -751,6 +800,12 @@ void scheduler_tick(void)
 	if (rq->cpu->preempt_count == HARDIRQ_OFFSET + 1)	/* + rq->lock */
 		rq->nr_ticks++;
 	rq->donor->sched_class->task_tick(rq, rq->donor);
+	/* Every class looks for work to push at every tick, whatever runs
+	 * here: a push is never left to one trigger that may be missed. */
+	for_each_class(c)
+		if (c->queue_push)
+			c->queue_push(rq);
+	run_pending_pushes(rq);
 	spin_unlock_raw(&rq->lock);
 	fair_trigger_load_balance(rq);
 }

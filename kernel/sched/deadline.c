@@ -54,7 +54,8 @@ static struct task *dl_first(struct rq *rq)
 	return n ? dl_task_of(rb_entry(n, struct sched_dl_entity, rb_node)) : NULL;
 }
 
-/* Tell cpudl and dlo_mask what @rq looks like now.  rq->lock held. */
+/* Tell cpudl, dlo_mask and the RT class what @rq looks like now (after
+ * dl_nr_running or the earliest deadline changed).  rq->lock held. */
 static void dl_rq_changed(struct rq *rq)
 {
 	int cpu = cpu_of(rq);
@@ -68,6 +69,7 @@ static void dl_rq_changed(struct rq *rq)
 		__atomic_fetch_or(&dlo_mask, 1ULL << cpu, __ATOMIC_RELAXED);
 	else
 		__atomic_fetch_and(&dlo_mask, ~(1ULL << cpu), __ATOMIC_RELAXED);
+	rt_dl_changed(rq);
 }
 
 static void __enqueue_dl(struct rq *rq, struct task *p)
@@ -228,8 +230,7 @@ static void dl_task_timer(struct timer *t)
 	if (p->on_rq) {
 		__enqueue_dl(rq, p);
 		wakeup_preempt_rq(rq, p);
-		if (rq->dl.dl_nr_running > 1)
-			push_dl_tasks(rq);
+		push_dl_tasks(rq);
 	}
 out:
 	spin_unlock_raw(&rq->lock);
@@ -351,10 +352,17 @@ static bool push_dl_task(struct rq *rq)
 	return false;
 }
 
+/* Does a deadline task wait on @rq behind an earlier deadline?  (Not
+ * behind a stopper: see rt.c's rt_waiting.)  rq->lock held. */
+static bool dl_waiting(struct rq *rq)
+{
+	return rq->dl.dl_nr_running > 1;
+}
+
 static void push_dl_tasks(struct rq *rq)
 {
 	/* Bounded: don't loop forever against racing CPUs. */
-	for (int i = 0; i < 8 && rq->dl.dl_nr_running > 1; i++)
+	for (int i = 0; i < 8 && dl_waiting(rq); i++)
 		if (!push_dl_task(rq))
 			break;
 }
@@ -392,26 +400,21 @@ static void pull_dl_task(struct rq *rq)
 }
 
 /*
- * push_timer: push from @rq after a switch.  Ops inside the pick, and
- * those whose caller holds state that must not change, cannot drop
- * rq->lock; they arm this timer for "now" instead, and its callback (an
- * interrupt right after the switch, once rq->lock is free) pushes with
- * double_lock_balance() - what Linux does with a balance callback.
+ * Push from @rq once rq->lock is free (rq_queue_push: after the switch,
+ * or at the tick).  Ops inside the pick, and those whose caller holds
+ * state that must not change, cannot drop rq->lock.
  */
-static void dl_push_timer(struct timer *t)
-{
-	struct rq *rq = t->data;
-
-	spin_lock_raw(&rq->lock);
-	update_rq_clock(rq);
-	push_dl_tasks(rq);
-	spin_unlock_raw(&rq->lock);
-}
-
 static void queue_push(struct rq *rq)
 {
-	if (rq->dl.dl_nr_running > 1)
-		timer_arm(&rq->dl.push_timer, rq->clock_ns);
+	if (dl_waiting(rq))
+		rq_queue_push(rq, &dl_sched_class);
+}
+
+/* The push queue_push asked for.  rq->lock held, may be dropped. */
+static void push_dl_tasks_deferred(struct rq *rq)
+{
+	update_rq_clock(rq);
+	push_dl_tasks(rq);
 }
 
 
@@ -424,7 +427,6 @@ static void init_rq_dl(struct rq *rq)
 	rq->dl.dl_nr_running = 0;
 	rq->dl.running = NULL;
 	timer_init(&rq->dl.budget_timer, dl_budget_timer, rq);
-	timer_init(&rq->dl.push_timer, dl_push_timer, rq);
 	cpudl_init_cpu(cpu_of(rq));
 }
 
@@ -549,10 +551,10 @@ static void task_tick_dl(struct rq *rq, struct task *p)
 	struct task *first = dl_first(rq);
 
 	/* update_curr already charged the budget.  Catch a missed
-	 * preemption, and retry a push that found the other rq busy. */
+	 * preemption (a push that found the other rq busy is retried by
+	 * every tick: scheduler_tick asks each class's queue_push). */
 	if (first && first != p && first->dl.deadline < p->dl.deadline)
 		resched_curr(rq);
-	queue_push(rq);
 }
 
 /*
@@ -591,8 +593,7 @@ static void balance_dl(struct rq *rq, struct task *prev)
 static void task_woken_dl(struct rq *rq, struct task *p)
 {
 	(void)p;
-	if (rq->dl.dl_nr_running > 1)
-		push_dl_tasks(rq);
+	push_dl_tasks(rq);
 }
 
 /* sched_setattr moved @p out of the class.  Its pending replenishment
@@ -735,6 +736,7 @@ const struct sched_class dl_sched_class = {
 	.balance = balance_dl,				/* rq->lock, dropped */
 	.task_woken = task_woken_dl,			/* rq->lock, dropped */
 	.queue_push = queue_push,			/* rq->lock */
+	.push_tasks = push_dl_tasks_deferred,		/* rq->lock, dropped */
 	.switched_from = switched_from_dl,		/* rq->lock + pi_lock */
 	.switched_to = switched_to_dl,			/* rq->lock + pi_lock */
 	.prio_changed = switched_to_dl,			/* rq->lock + pi_lock */

@@ -87,7 +87,7 @@ static bool can_migrate_task(struct rq *src, struct task *p, int dst_cpu)
 
 	if (!p->on_rq || p->sched_class != &fair_sched_class)
 		return false;
-	if (!proxy_chain_of(src, p, &c) || c.n != 1)
+	if (!proxy_chain_of(src, p, &c) || c.n != 1 || c.lend)
 		return false;
 	return (c.cpus >> dst_cpu) & 1;
 }

@@ -103,6 +103,16 @@ void move_queued_task(struct rq *src, struct rq *dst, struct task *p);
  */
 void move_blocked_task(struct rq *src, struct rq *dst, struct task *p,
 		       bool lend);
+/*
+ * Ask @rq's CPU to run class @c's push_tasks once rq->lock is free: after
+ * the switch in progress (finish_task_switch), or right away if the pick
+ * keeps prev, or at the next tick.  Linux's balance callbacks: a push
+ * needs to drop rq->lock, which the pick, and callers holding state that
+ * must not change, may not.  For another CPU's rq that CPU is asked to
+ * reschedule, so its own __schedule runs the push.  rq->lock held.
+ */
+void rq_queue_push(struct rq *rq, const struct sched_class *c);
+
 /* @p was just queued on @rq: preempt rq->donor if p should run first. */
 void wakeup_preempt_rq(struct rq *rq, struct task *p);
 
@@ -122,7 +132,22 @@ void fair_trigger_load_balance(struct rq *rq);
  * fair: put prev, pick and set the next fair task, or NULL (nothing
  * done) when the full pick must run.  rq->lock held. */
 struct task *fair_pick_next(struct rq *rq, struct task *prev);
+/*
+ * rt.c: throttled, and something of a lower class is waiting for this
+ * CPU: the RT class steps aside (its tasks wait by design; verify.c
+ * exempts them).  Higher classes were asked before RT, so the other
+ * queued tasks are below.  rq->lock held.
+ */
+static inline bool rt_stepping_aside(struct rq *rq)
+{
+	return rq->rt.throttled && rq->nr_running > rq->rt.rt_nr_running;
+}
 /* rt.c: p->prio/rt_priority are all the RT class needs (set by core). */
+/* rt.c: deadline tasks came or went on @rq: the RT class's view of the
+ * CPU (cpupri level, overload: an RT task may now wait behind one) is
+ * brought up to date, and a push asked for if RT waits.  rq->lock held.
+ * (deadline.c, whenever dl_nr_running changes.) */
+void rt_dl_changed(struct rq *rq);
 /* rt.c: the SCHED_RR slice, default 100 ms (Linux's RR_TIMESLICE).
  * Takes effect at each task's next refill.  -EINVAL below TICK_NS (RR
  * rotates at the tick, a shorter slice would be silently rounded up) or

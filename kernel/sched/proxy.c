@@ -73,6 +73,8 @@ void proxy_donor_to_idle(struct rq *rq, struct task *donor)
 	donor->sched_class->put_prev_task(rq, donor);
 	rq->idle->sched_class->set_next_task(rq, rq->idle);
 	rq->donor = rq->idle;
+	rq->pick_ns = rq->clock_ns;
+	rq->pick_ticks = rq->nr_ticks;
 }
 
 /*
@@ -413,26 +415,38 @@ static bool proxy_can_lend(struct rq *rq, struct task *p)
 	       m && m != PROXY_WAKING && locking_mode == LOCKING_PROXY;
 }
 
-/* The owner of the mutex @p waits for, if it is queued on @rq.  Under the
- * mutex's wait_lock the owner cannot release it (p waits, so unlock
- * takes the slow path) and cannot exit; once seen queued here, rq->lock
- * keeps it here.  rq->lock held. */
-static struct task *proxy_owner_here(struct rq *rq, struct task *p)
+/* The owner of the mutex @p waits for, if it is queued (or running)
+ * somewhere; its CPU in *@cpu.  Under the mutex's wait_lock the owner
+ * cannot release it (p waits, so unlock takes the slow path) and cannot
+ * exit; once seen queued on @rq, rq->lock keeps it here and alive.
+ * rq->lock held. */
+static struct task *proxy_owner_queued(struct rq *rq, struct task *p, int *cpu)
 {
 	struct mutex *m = READ_ONCE(p->blocked_on);
 	struct task *owner, *next = NULL;
 
+	(void)rq;
 	if (!m || m == PROXY_WAKING)
 		return NULL;
 	spin_lock_raw(&m->wait_lock);
 	if (get_task_blocked_on(p) == m) {
 		owner = mutex_owner(m);
-		if (owner && owner != p && READ_ONCE(owner->on_rq) &&
-		    READ_ONCE(owner->cpu) == cpu_of(rq))
+		if (owner && owner != p && READ_ONCE(owner->on_rq)) {
 			next = owner;
+			*cpu = READ_ONCE(owner->cpu);
+		}
 	}
 	spin_unlock_raw(&m->wait_lock);
 	return next;
+}
+
+/* The owner of the mutex @p waits for, if it is queued on @rq. */
+static struct task *proxy_owner_here(struct rq *rq, struct task *p)
+{
+	int cpu;
+	struct task *owner = proxy_owner_queued(rq, p, &cpu);
+
+	return owner && cpu == cpu_of(rq) ? owner : NULL;
 }
 
 /*
@@ -538,8 +552,10 @@ static bool proxy_chain_member_ok(struct rq *rq, struct task *p)
 bool proxy_chain_of(struct rq *rq, struct task *p, struct proxy_chain *c)
 {
 	c->n = 0;
+	c->lend = false;
 	for (;;) {
 		struct task *owner;
+		int cpu;
 
 		if (!proxy_chain_member_ok(rq, p) || c->n == PROXY_CHAIN_MAX)
 			return false;
@@ -552,13 +568,19 @@ bool proxy_chain_of(struct rq *rq, struct task *p, struct proxy_chain *c)
 			c->cpus = task_cpus_online(p);
 			return true;
 		}
-		/* Blocked: asleep on a real mutex whose owner is queued here
-		 * too (one about to run, or waiting for a remote or sleeping
-		 * owner, is the pick's business).  Seen queued here under
-		 * the wait_lock, rq->lock keeps the owner here and alive. */
+		/* Blocked: asleep on a real mutex whose owner is queued
+		 * (one about to run, or waiting for a sleeping owner, is the
+		 * pick's business).  Seen queued here under the wait_lock,
+		 * rq->lock keeps the owner here and alive; seen elsewhere,
+		 * the chain goes on there. */
 		if (READ_ONCE(p->state) != TASK_SLEEPING ||
-		    !(owner = proxy_owner_here(rq, p)))
+		    !(owner = proxy_owner_queued(rq, p, &cpu)))
 			return false;
+		if (cpu != cpu_of(rq)) {
+			c->lend = true;
+			c->cpus = (1ULL << cpu) & cpus_online_mask();
+			return true;
+		}
 		p = owner;
 	}
 }
@@ -569,8 +591,8 @@ void proxy_chain_move(struct rq *src, struct rq *dst,
 	for (unsigned i = 0; i < c->n; i++) {
 		struct task *p = c->task[i];
 
-		if (i + 1 < c->n)
-			move_blocked_task(src, dst, p, false);
+		if (c->lend || i + 1 < c->n)
+			move_blocked_task(src, dst, p, c->lend);
 		else
 			move_queued_task(src, dst, p);
 	}

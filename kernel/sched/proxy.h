@@ -43,16 +43,22 @@ void proxy_donor_to_idle(struct rq *rq, struct task *donor);
 /*
  * Push/pull move chains, never half of one (docs/proxy.md, "What may
  * move").  The chain of @p, queued on @rq: p itself, and if p is blocked
- * on a mutex, the owner, its owner in turn..., up to the task that would
- * run for them all (the last one).  proxy_chain_of() fills @c and
- * returns true if a balancer may move the whole chain: every member is
- * queued on @rq and neither running, nor being switched, nor rq's donor
- * (so the current chain of a CPU never moves); every blocked member is
- * asleep on a real mutex; at most PROXY_CHAIN_MAX members; and a lone
- * task (not blocked) is not the would-be proxy of a chain queued here,
- * which it would leave behind.
- * c->cpus: where the chain may run, the last member's (online)
- * affinity; the others only lend their context there.  rq->lock held.
+ * on a mutex, the owner, its owner in turn..., as long as they are
+ * queued on @rq.  proxy_chain_of() fills @c and returns true if a
+ * balancer may move the whole chain: every member is queued on @rq and
+ * neither running, nor being switched, nor rq's donor (so the current
+ * chain of a CPU never moves); every blocked member is asleep on a real
+ * mutex; at most PROXY_CHAIN_MAX members; and it ends either
+ *   - at a task that is not blocked (the one that would run for them
+ *     all), which is not the would-be proxy of another chain queued
+ *     here (it would leave that one behind): c->cpus is where that last
+ *     member may run, the others only lend their context there; or
+ *   - at a blocked member whose owner is queued or running on another
+ *     CPU: the chain goes on there, so the members here may only be
+ *     lent to that CPU, as the pick would move them (proxy_migrate):
+ *     c->lend is set and c->cpus is that one CPU.  A donor outranked
+ *     where it waits, never picked there, still reaches its owner.
+ * rq->lock held.
  *
  * proxy_chain_move(): move a chain found under both locks (held) from
  * @src to @dst (in c->cpus).  Like move_queued_task(), it does not
@@ -62,6 +68,7 @@ void proxy_donor_to_idle(struct rq *rq, struct task *donor);
 struct proxy_chain {
 	struct task *task[PROXY_CHAIN_MAX];
 	unsigned n;
+	bool lend;
 	uint64_t cpus;
 };
 bool proxy_chain_of(struct rq *rq, struct task *p, struct proxy_chain *c);

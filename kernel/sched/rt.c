@@ -11,17 +11,18 @@
  * charged to the DONOR (scheduling context) in update_curr_rt.
  *
  * SMP: the N most important runnable RT tasks should run on the N CPUs.
- * cpupri.c maps each CPU to the level it runs at; the rto ("RT
- * overloaded") mask names CPUs with an RT task waiting that could run
- * elsewhere.  Tasks move by:
- *   - placement on wakeup (select_task_rq_rt): if the previous CPU runs RT
- *     or above, go to the lowest-level allowed CPU instead;
+ * cpupri.c maps each CPU to the level it runs at (a CPU with a runnable
+ * deadline task is above every RT level); the rto ("RT overloaded") mask
+ * names CPUs where an RT task waits (behind another RT task or a
+ * deadline task) that could run elsewhere.  Tasks move by:
+ *   - placement on wakeup (select_task_rq_rt): stay on the previous CPU
+ *     if nothing RT or above is there, else go to the lowest-level
+ *     allowed CPU;
  *   - push: an overloaded CPU hands its most important waiting task to the
  *     lowest-level CPU that task may use (on wakeup without preemption,
- *     and after a switch through push_timer: see set_next_task_rt);
- *   - pull: a CPU about to lower its priority (its RT task blocked, or it
- *     has no RT work) takes the most important waiting RT task elsewhere
- *     that beats what it would run (balance_rt).
+ *     after a switch, at every tick: rt_queue_push);
+ *   - pull: a CPU about to pick takes the most important waiting RT task
+ *     elsewhere that beats what it would run (balance_rt).
  * Push and pull move proxy chains, never half of one: a task blocked on
  * a mutex moves with the tasks up to the one that would run for it.
  * Whether a task may move is decided in one place, rt_chain_movable().
@@ -35,6 +36,7 @@
  */
 #include "internal.h"
 #include "cpupri.h"
+#include "bitops.h"
 
 /* RR slice; Linux's RR_TIMESLICE (100 ms).  sched_rr_set_slice(). */
 static uint64_t rt_rr_slice_ns = 100 * NSEC_PER_MSEC;
@@ -62,20 +64,6 @@ static inline int rt_cpupri_level(int prio)
 	return prio < RT_NR_LEVELS ? MAX_RT_PRIO - 1 - prio : CPUPRI_NORMAL;
 }
 
-/* Index of the lowest set bit of @w (w != 0); no libgcc on our targets. */
-static inline int ffs64(uint64_t w)
-{
-	int n = 0;
-
-	if (!(w & 0xffffffffULL)) { n += 32; w >>= 32; }
-	if (!(w & 0xffff)) { n += 16; w >>= 16; }
-	if (!(w & 0xff)) { n += 8; w >>= 8; }
-	if (!(w & 0xf)) { n += 4; w >>= 4; }
-	if (!(w & 0x3)) { n += 2; w >>= 2; }
-	if (!(w & 0x1)) n += 1;
-	return n;
-}
-
 /* First non-empty level at or after @from, RT_NR_LEVELS when none. */
 static int rt_next_level(const struct rt_rq *rt, int from)
 {
@@ -85,12 +73,26 @@ static int rt_next_level(const struct rt_rq *rt, int from)
 		if (word == from / 64)
 			w &= ~0ULL << (from % 64);
 		if (w)
-			return word * 64 + ffs64(w);
+			return word * 64 + ctz64(w);
 	}
 	return RT_NR_LEVELS;
 }
 
 /* ---- Bookkeeping: highest level, cpupri, overload (rq->lock held) ---- */
+
+/*
+ * The CPU's cpupri level: above every RT level while a deadline task is
+ * runnable here (it runs first: an RT task placed here would wait), else
+ * its most important queued RT task's.  (Linux's cpupri leaves deadline
+ * tasks out, and relies on a later push or pull to fix a placement
+ * behind one; here nothing would.)
+ */
+static void rt_update_cpupri(struct rq *rq)
+{
+	if (rq->rt.cpu >= 0)
+		cpupri_set(rq->rt.cpu, rq->dl.dl_nr_running ? CPUPRI_HIGHER :
+			   rt_cpupri_level(rq->rt.highest_prio));
+}
 
 static void rt_update_highest(struct rq *rq)
 {
@@ -100,19 +102,20 @@ static void rt_update_highest(struct rq *rq)
 	if (h == rt->highest_prio)
 		return;
 	WRITE_ONCE(rt->highest_prio, h);
-	if (rt->cpu >= 0)
-		cpupri_set(rt->cpu, rt_cpupri_level(h));
+	rt_update_cpupri(rq);
 }
 
 /*
- * Overloaded: more than one RT task queued and at least one of them may
- * run elsewhere (Linux's rt_nr_migratory test), or is a blocked donor
- * whose chain may (task_blocked_rt).  Pullers scan this mask.
+ * Overloaded: an RT task waits here, behind another RT task or behind a
+ * runnable deadline task, and one of the queued RT tasks may run
+ * elsewhere (Linux's rt_nr_migratory test), or is a blocked donor whose
+ * chain may (task_blocked_rt).  Pullers scan this mask; pushers look.
  */
 static void rt_update_overload(struct rq *rq)
 {
 	struct rt_rq *rt = &rq->rt;
-	bool over = rt->rt_nr_running > 1 && rt->rt_nr_migratory > 0;
+	bool over = rt->rt_nr_running && rt->rt_nr_migratory > 0 &&
+		    rt->rt_nr_running + rq->dl.dl_nr_running > 1;
 
 	if (over == rt->overloaded || rt->cpu < 0)
 		return;
@@ -237,16 +240,6 @@ static void wakeup_preempt_rt(struct rq *rq, struct task *p)
 		resched_curr(rq);
 }
 
-/*
- * Throttled and something of a lower class is waiting for this CPU: the
- * RT class steps aside.  (Higher classes were asked before us, so the
- * other queued tasks are below.)  rq->lock held.
- */
-static bool rt_stepping_aside(struct rq *rq)
-{
-	return rq->rt.throttled && rq->nr_running > rq->rt.rt_nr_running;
-}
-
 /* rq->lock held.  O(1): first set bit, head of that level. */
 static struct task *pick_next_task_rt(struct rq *rq)
 {
@@ -267,19 +260,41 @@ static void put_prev_task_rt(struct rq *rq, struct task *p)
 	(void)p;
 }
 
+/* Would @p preempt what @rq runs now (rq->donor)?  rq->lock held. */
+static bool rt_preempts(struct rq *rq, struct task *p)
+{
+	struct task *donor = rq->donor;
+
+	if (rq->rt.throttled)
+		return false;
+	if (rt_task(donor))
+		return p->prio < donor->prio;
+	return !sched_class_above(donor->sched_class, &rt_sched_class);
+}
+
 /*
- * Ask for a push of @rq's waiting tasks soon, from interrupt context.
- * We cannot push here: in __schedule the task just picked is not yet
- * rq->curr and the one switched out still has on_cpu set, and the lock
- * must not be dropped; the timer fires right after the switch (irqs come
- * back on), when both are settled.  rq->lock held.
+ * Does an RT task wait on @rq, behind another RT task or a deadline task,
+ * one that might run elsewhere (rt->overloaded)?  Then a push may help
+ * (push_rt_task decides what may move, and where to).  Not behind a
+ * stopper: that is the kernel's own moment-long interruption, not work
+ * that outranks it (Linux counts only RT tasks).  rq->lock held.
+ */
+static bool rt_waiting(struct rq *rq)
+{
+	return rq->rt.overloaded;
+}
+
+/*
+ * Ask for a push of @rq's waiting tasks once rq->lock is free.  We cannot
+ * push here: in __schedule the task just picked is not yet rq->curr and
+ * the one switched out still has on_cpu set, and the lock must not be
+ * dropped; the push runs right after the switch (rq_queue_push).
+ * rq->lock held.
  */
 static void rt_queue_push(struct rq *rq)
 {
-	struct rt_rq *rt = &rq->rt;
-
-	if (rt->overloaded && rt->cpu >= 0 && READ_ONCE(rt->push_timer.cpu) < 0)
-		timer_arm(&rt->push_timer, rq->clock_ns);
+	if (rt_waiting(rq))
+		rq_queue_push(rq, &rt_sched_class);
 }
 
 /* rq->lock held.  @p is about to run (or keeps running). */
@@ -358,7 +373,6 @@ static void task_tick_rt(struct rq *rq, struct task *p)
 		resched_curr(rq);		/* a waiting fair task gets in */
 		return;
 	}
-	rt_queue_push(rq);			/* fallback for a missed push */
 	if (p->policy != SCHED_RR || p->rt.time_slice_ns > 0)
 		return;
 	p->rt.time_slice_ns = READ_ONCE(rt_rr_slice_ns);
@@ -384,7 +398,7 @@ static int find_lowest_rq(struct task *p, uint64_t allowed, int prefer)
 	if (!cpupri_find(rt_cpupri_level(p->prio), allowed, &lowest))
 		return -1;
 	for (uint64_t m = lowest; m; m &= m - 1) {
-		struct rq *rq = cpu_rq(ffs64(m));
+		struct rq *rq = cpu_rq(ctz64(m));
 
 		if (READ_ONCE(rq->curr) == rq->idle)
 			idle |= m & -m;
@@ -395,13 +409,16 @@ static int find_lowest_rq(struct task *p, uint64_t allowed, int prefer)
 		return prefer;
 	if ((lowest >> self) & 1)
 		return self;
-	return ffs64(lowest);
+	return ctz64(lowest);
 }
 
 /*
  * Choose a CPU for waking/new @p.  p->pi_lock held, no rq lock.  Stay on
- * the previous CPU when p will run there at once (it runs fair/idle);
- * if it runs RT or above, go to a CPU at a lower level if there is one.
+ * the previous CPU when p will run there at once: nothing RT or above is
+ * queued or runs there.  Otherwise the lowest-level allowed CPU below
+ * p's level (find_lowest_rq prefers an idle one, then prev): the CPU the
+ * task can run on now, wherever it ran before.  None: prev, where a push
+ * or pull moves it when a CPU frees up.
  */
 static int select_task_rq_rt(struct task *p, int prev_cpu, int flags)
 {
@@ -410,18 +427,16 @@ static int select_task_rq_rt(struct task *p, int prev_cpu, int flags)
 	int target;
 
 	(void)flags;
-	/* Lockless peek at another CPU's donor: it may be switching out, even
-	 * exiting; we only compare its class pointer (heap memory stays
-	 * mapped after kfree), and a wrong guess only costs a push later. */
-	if (prev_ok && !rt_or_above(READ_ONCE(cpu_rq(prev_cpu)->donor)))
+	/* Lockless peeks at another CPU (its level, its donor's class: the
+	 * donor may be switching out, even exiting; heap memory stays
+	 * mapped after kfree).  A wrong guess only costs a push later. */
+	if (prev_ok && cpupri_get(prev_cpu) == CPUPRI_NORMAL &&
+	    !rt_or_above(READ_ONCE(cpu_rq(prev_cpu)->donor)))
 		return prev_cpu;
 	target = find_lowest_rq(p, allowed, prev_ok ? prev_cpu : -1);
-	if (target < 0)
-		return prev_ok ? prev_cpu : ffs64(allowed);
-	if (!prev_ok || READ_ONCE(cpu_rq(target)->rt.highest_prio) >
-			READ_ONCE(cpu_rq(prev_cpu)->rt.highest_prio))
+	if (target >= 0)
 		return target;
-	return prev_cpu;
+	return prev_ok ? prev_cpu : ctz64(allowed);
 }
 
 /*
@@ -437,7 +452,7 @@ static bool push_rt_task(struct rq *rq)
 	if (!p)
 		return false;
 	/* It beats what runs here: it should run here, not move. */
-	if (!rq->rt.throttled && p->prio < rq->donor->prio) {
+	if (rt_preempts(rq, p)) {
 		resched_curr(rq);
 		return false;
 	}
@@ -457,7 +472,8 @@ static bool push_rt_task(struct rq *rq)
 			double_unlock_balance(rq, dst);
 			return true;	/* something changed: retry */
 		}
-		if (((c.cpus >> cpu) & 1) && p->prio < dst->rt.highest_prio) {
+		if (((c.cpus >> cpu) & 1) && p->prio < dst->rt.highest_prio &&
+		    !dst->dl.dl_nr_running) {
 			proxy_chain_move(rq, dst, &c);
 			trace_migrate_chain(c.task, c.n, cpu_of(rq), cpu,
 					    TRACE_MIG_PUSH);
@@ -474,20 +490,11 @@ static bool push_rt_task(struct rq *rq)
 /* Push until nothing moves (bounded by the queue).  rq->lock held. */
 static void push_rt_tasks(struct rq *rq)
 {
-	for (unsigned n = rq->rt.rt_nr_running; n && rq->rt.overloaded; n--)
+	for (unsigned n = rq->rt.rt_nr_running; n && rt_waiting(rq); n--)
 		if (!push_rt_task(rq))
 			break;
 }
 
-/* Deferred push (rt_queue_push).  Interrupt context. */
-static void rt_push_timer_fn(struct timer *t)
-{
-	struct rq *rq = t->data;
-
-	spin_lock_raw(&rq->lock);
-	push_rt_tasks(rq);
-	spin_unlock_raw(&rq->lock);
-}
 
 /*
  * Take from overloaded CPUs the most important waiting RT tasks that beat
@@ -499,7 +506,7 @@ static void pull_rt_task(struct rq *rq)
 	uint64_t rto = READ_ONCE(rt_rto_mask) & ~(1ULL << self);
 
 	for (; rto; rto &= rto - 1) {
-		struct rq *src = cpu_rq(ffs64(rto));
+		struct rq *src = cpu_rq(ctz64(rto));
 		struct proxy_chain c;
 		struct task *p;
 
@@ -507,10 +514,12 @@ static void pull_rt_task(struct rq *rq)
 		if (READ_ONCE(src->rt.highest_prio) >= rq->rt.highest_prio)
 			continue;
 		double_lock_balance(rq, src);
-		p = rt_pick_pushable(src, self, &c);
+		/* A deadline task runnable here (it may have come while our
+		 * lock was dropped) runs first: the task would wait here. */
+		p = rq->dl.dl_nr_running ? NULL : rt_pick_pushable(src, self, &c);
 		/* Skip a task that is about to preempt its own CPU. */
 		if (p && p->prio < rq->rt.highest_prio &&
-		    !(p->prio < src->donor->prio && !src->rt.throttled)) {
+		    !rt_preempts(src, p)) {
 			proxy_chain_move(src, rq, &c);
 			trace_migrate_chain(c.task, c.n, cpu_of(src), self,
 					    TRACE_MIG_PULL);
@@ -520,20 +529,25 @@ static void pull_rt_task(struct rq *rq)
 }
 
 /*
- * Before the pick, with prev still rq->curr.  Pull when this CPU lowers
- * its priority: its RT prev left the queue (blocked, changed class), or
- * it runs no RT at all while another CPU is overloaded.  rq->lock held.
+ * Before the pick, with prev still rq->curr.  Pull when this CPU may be
+ * lowering its priority below RT work waiting elsewhere: unless its RT
+ * prev stays queued as the most important RT task here (it runs on), or
+ * a deadline task runs here next.  That is an RT prev that left the
+ * queue (blocked, changed class, lost its place), and every prev of
+ * another class: a deadline task that blocked or was throttled, a fair
+ * task, idle.  pull_rt_task only takes what beats this CPU's best.
+ * rq->lock held.
  */
 static void balance_rt(struct rq *rq, struct task *prev)
 {
 	bool lowering;
 
-	if (rq->rt.cpu < 0 || rq->rt.throttled)
+	if (rq->rt.cpu < 0 || rq->rt.throttled || rq->dl.dl_nr_running)
 		return;
 	if (rt_task(prev))
 		lowering = !prev->on_rq || rq->rt.highest_prio > prev->prio;
 	else
-		lowering = rq->rt.rt_nr_running == 0;
+		lowering = true;
 	if (lowering && (READ_ONCE(rt_rto_mask) & ~(1ULL << cpu_of(rq))))
 		pull_rt_task(rq);
 }
@@ -542,8 +556,7 @@ static void balance_rt(struct rq *rq, struct task *prev)
 static void task_woken_rt(struct rq *rq, struct task *p)
 {
 	(void)p;
-	if (rq->rt.overloaded)
-		push_rt_tasks(rq);
+	push_rt_tasks(rq);
 }
 
 /* @p's affinity changed: a queued task may have become able to move (or
@@ -621,12 +634,18 @@ static void init_rq_rt(struct rq *rq)
 	rt->rt_time_ns = rt->period_end_ns = 0;
 	rt->throttled = false;
 	timer_init(&rt->period_timer, rt_period_timer_fn, rq);
-	timer_init(&rt->push_timer, rt_push_timer_fn, rq);
 	if (rt->cpu >= 0)
 		cpupri_set(rt->cpu, CPUPRI_NORMAL);
 }
 
 /* ---- Exports (internal.h) -------------------------------------------- */
+
+void rt_dl_changed(struct rq *rq)
+{
+	rt_update_cpupri(rq);
+	rt_update_overload(rq);
+	rt_queue_push(rq);
+}
 
 int sched_rr_set_slice(uint64_t ns)
 {
@@ -693,6 +712,7 @@ const struct sched_class rt_sched_class = {
 	.set_cpus_allowed = set_cpus_allowed_rt,	/* pi_lock, rq->lock */
 	.task_blocked = task_blocked_rt,		/* rq->lock */
 	.queue_push = rt_queue_push,			/* rq->lock */
+	.push_tasks = push_rt_tasks,			/* rq->lock, dropped */
 	.switched_to = switched_to_rt,		/* rq->lock */
 	.switched_from = switched_from_rt,	/* rq->lock */
 	.prio_changed = prio_changed_rt,	/* rq->lock */

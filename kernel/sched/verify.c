@@ -19,8 +19,8 @@
  *   unlock
  *
  * Window edges are refined with two stamps the scheduler keeps for us:
- * p->ready_ns (when a wakeup queued p) and rq->pick_ns (when a pick last
- * changed the CPU's donor).  A window starts at the later of the two,
+ * p->ready_ns (when a wakeup queued p) and rq->pick_ns (when the CPU's
+ * donor last changed).  A window starts at the later of the two,
  * but not before the previous sample (the stamp may be from an older
  * event); it ends when its task got a CPU or its target changed donor,
  * or, failing those, at the sample that no longer sees it.  So under
@@ -56,13 +56,16 @@ struct rank {
 /* One window being followed: W waits while a CPU runs lower. */
 struct window {
 	struct task *w;			/* compared by pointer once gone */
-	char name[TASK_NAME_LEN];
 	uint64_t start_ns;
 	uint64_t last_seen_ns;
 	int src;			/* where it is queued */
 	int target;			/* lowest-ranked CPU it may run on */
+	uint64_t target_switches;	/* its nr_switches when it became it */
 	unsigned moves;			/* times it changed runqueue meanwhile */
 	uint64_t switches;		/* w->nr_switches when last seen */
+	uint64_t migrations;		/* w->nr_migrations when last seen */
+	unsigned nseen;			/* samples that saw it */
+	uint64_t busy0, samples0;	/* sv.st counters when it began */
 	int report;			/* its report slot, -1: none */
 	bool seen, missed;
 	uint32_t ticks0[NR_CPUS];	/* rq->nr_ticks when it began */
@@ -75,6 +78,7 @@ struct report {
 	uint64_t len_ns;		/* how long the window lasted */
 	uint64_t start_ns, miss_ns;	/* the window, up to the miss */
 	uint64_t cpus;			/* the CPUs it involved */
+	char tag[16];			/* "#tid": the task in trace lines */
 	char text[SV_REPORT_LEN];
 };
 
@@ -128,45 +132,48 @@ static const char *rank_name(struct rank r)
 	return names[r.cls];
 }
 
-/* The RT class of @rq is throttled and lets lower classes run (rt.c's
- * rt_stepping_aside): RT waits there by design. */
-static bool rt_stepping_aside(struct rq *rq)
-{
-	return rq->rt.throttled && rq->nr_running > rq->rt.rt_nr_running;
-}
-
 /* ---- The snapshot ------------------------------------------------------ */
 
 /*
  * Where can @w's context run?  Not blocked (or not in proxy mode): its
- * own affinity.  Blocked: follow blocked_on -> owner to the task that
- * would run for it; if that one runs, only its CPU counts (*@running
- * set); if it is queued, its affinity.  0 if w is not runnable as a
- * context (the chain ends at a sleeping owner, or loops).  All rq locks
- * held: the tasks on the chain cannot be freed (see the top).
+ * own affinity.  Blocked: follow blocked_on -> owner while the owners
+ * are queued on w's CPU, as push/pull and the pick do (proxy_chain_of):
+ *   - to a task that is not blocked: where it may run, or only its CPU
+ *     if it is running there;
+ *   - to an owner queued or running on another CPU: only that CPU (the
+ *     context is lent there, one CPU at a time, by the pick or a push);
+ *   - to a released mutex: w's own CPU (the pick lets it retake the
+ *     lock), unless it was lent here (then it waits to be woken);
+ *   - to a sleeping owner, or round a cycle: nowhere (not runnable).
+ * All rq locks held: the tasks on the chain cannot be freed meanwhile.
  */
-static uint64_t where_may_run(struct task *w, bool *running)
+static uint64_t where_may_run(struct task *w)
 {
 	struct task *p = w;
+	int cpu = w->cpu;
 
-	*running = false;
-	for (int hop = 0; hop <= SV_MAX_HOPS; hop++) {
+	for (int hop = 0;; hop++) {
 		struct mutex *m = READ_ONCE(p->blocked_on);
 		struct task *owner;
 
-		if (locking_mode != LOCKING_PROXY || !m || m == PROXY_WAKING ||
-		    !(owner = mutex_owner(m)) || owner == p) {
-			if (!READ_ONCE(p->on_rq))
-				return 0;
-			if (cpu_rq(p->cpu)->curr == p) {
-				*running = true;
-				return 1ULL << p->cpu;
-			}
-			return task_cpus_online(p);
-		}
+		if (locking_mode != LOCKING_PROXY || !m || m == PROXY_WAKING)
+			break;
+		if (hop == SV_MAX_HOPS)
+			return 0;		/* a cycle: reported by proxy.c */
+		owner = mutex_owner(m);
+		if (!owner)
+			return p->wake_cpu >= 0 ? 0 : 1ULL << cpu;
+		if (owner == p)
+			break;
+		if (!READ_ONCE(owner->on_rq))
+			return 0;
+		if (owner->cpu != cpu)
+			return 1ULL << owner->cpu;
 		p = owner;
 	}
-	return 0;			/* a cycle: reported by proxy.c */
+	if (cpu_rq(cpu)->curr == p)
+		return 1ULL << cpu;
+	return task_cpus_online(p);
 }
 
 /*
@@ -256,11 +263,10 @@ static void see(struct task *w, int src, int target, uint64_t now)
 	}
 	if (!win) {
 		if (sv.nopen == SV_MAX_OPEN)
-			return;		/* counted when a slot frees */
+			return;		/* not followed: 64 at once is rare */
 		win = &sv.open[sv.nopen++];
 		memset(win, 0, sizeof(*win));
 		win->w = w;
-		strlcpy(win->name, w->name, sizeof(win->name));
 		win->report = -1;
 		/* The later of the two stamps, but not before the previous
 		 * sample (an older stamp is from another event). */
@@ -272,18 +278,25 @@ static void see(struct task *w, int src, int target, uint64_t now)
 			win->ticks0[c] = (uint32_t)cpu_rq(c)->nr_ticks;
 		win->src = src;
 		win->src_ticks0 = win->ticks0[src];
+		win->busy0 = sv.st.busy;
+		win->samples0 = sv.st.samples;
 		sv.st.windows++;
-	} else if (win->src != src) {
-		/* Moved (pushed, pulled) without running: the window goes on,
-		 * and its new CPU gets its own chance. */
+	} else if (win->src != src || w->nr_migrations != win->migrations) {
+		/* Moved (pushed, pulled), maybe more than once, without
+		 * running: the window goes on, and its new CPU gets its own
+		 * chance. */
 		win->src = src;
 		win->src_ticks0 = (uint32_t)cpu_rq(src)->nr_ticks;
 		win->moves++;
 	}
+	if (!win->nseen || win->target != target)
+		win->target_switches = cpu_rq(target)->nr_switches;
 	win->seen = true;
 	win->last_seen_ns = now;
 	win->target = target;
 	win->switches = w->nr_switches;
+	win->migrations = w->nr_migrations;
+	win->nseen++;
 }
 
 /* When did @win end, seen gone at @now?  When its task got a CPU (the
@@ -309,6 +322,15 @@ static void close_window(struct window *win, uint64_t end)
 {
 	uint64_t len = end > win->start_ns ? end - win->start_ns : 0;
 
+	static const uint64_t limits[] = SCHED_VERIFY_HIST_LIMITS;
+	uint64_t picks;
+	unsigned b = 0;
+
+	while (b < ARRAY_SIZE(limits) && len >= limits[b])
+		b++;
+	sv.st.hist[b]++;
+	picks = cpu_rq(win->target)->nr_switches - win->target_switches;
+	sv.st.picks[picks < 3 ? picks : 3]++;
 	sv.st.closed++;
 	sv.st.total_ns += len;
 	if (len > sv.st.worst_ns)
@@ -319,13 +341,20 @@ static void close_window(struct window *win, uint64_t end)
 	}
 }
 
+/* Ticks @rq took since @ticks0 and since its donor last changed (a CPU
+ * that just changed its state gets its own chance). */
+static uint64_t ticks_since(struct rq *rq, uint64_t ticks0)
+{
+	return rq->nr_ticks - (ticks0 > rq->pick_ticks ? ticks0 : rq->pick_ticks);
+}
+
 /* Has @win outlived the bound?  All rq locks held. */
 static bool past_bound(struct window *win, uint64_t now)
 {
 	if (sv.bound_ns)
 		return now - win->start_ns > sv.bound_ns;
-	return cpu_rq(win->src)->nr_ticks - win->src_ticks0 >= SCHED_VERIFY_TICKS &&
-	       cpu_rq(win->target)->nr_ticks - win->ticks0[win->target] >=
+	return ticks_since(cpu_rq(win->src), win->src_ticks0) >= SCHED_VERIFY_TICKS &&
+	       ticks_since(cpu_rq(win->target), win->ticks0[win->target]) >=
 	       SCHED_VERIFY_TICKS;
 }
 
@@ -361,17 +390,23 @@ static void write_report(struct report *r, struct window *win, uint64_t now,
 
 	OUT("MISS #%llu: ", (unsigned long long)r->seq);
 	len = describe_task(r, len, win->w);
-	OUT(" affinity %#llx state %d on_cpu %d wake_cpu %d level %d",
+	OUT(" %s", r->tag);
+	OUT(" affinity %#llx state %d on_cpu %d wake_cpu %d level %d blocked_on %s",
 	    (unsigned long long)win->w->cpus_allowed, win->w->state,
-	    win->w->on_cpu, win->w->wake_cpu, win->w->rt.level);
-	OUT(" queued on cpu%d waits while cpu%d runs lower; window open "
-	    "%llu us (moved %u times), %llu ticks on cpu%d since it came, "
-	    "%llu on cpu%d\n", src, win->target,
+	    win->w->on_cpu, win->w->wake_cpu, win->w->rt.level,
+	    !win->w->blocked_on ? "-" : win->w->blocked_on == PROXY_WAKING ?
+	    "waking" : win->w->blocked_on->name);
+	OUT(" queued on cpu%d waits while cpu%d runs lower; at %llu window open "
+	    "%llu us (moved %u times), %llu ticks on cpu%d since it came and "
+	    "the donor changed, %llu on cpu%d\n", src, win->target, (unsigned long long)now,
 	    (unsigned long long)((now - win->start_ns) / NSEC_PER_USEC),
 	    win->moves,
-	    (unsigned long long)(cpu_rq(src)->nr_ticks - win->src_ticks0), src,
-	    (unsigned long long)(cpu_rq(win->target)->nr_ticks -
-				 win->ticks0[win->target]), win->target);
+	    (unsigned long long)ticks_since(cpu_rq(src), win->src_ticks0), src,
+	    (unsigned long long)ticks_since(cpu_rq(win->target),
+					    win->ticks0[win->target]), win->target);
+	OUT("seen in %u of %llu samples since it opened (%llu more given up)\n",
+	    win->nseen, (unsigned long long)(sv.st.samples - win->samples0 + 1),
+	    (unsigned long long)(sv.st.busy - win->busy0));
 	/* Its chain, as the pick would walk it. */
 	for (struct task *p = win->w; p; ) {
 		struct mutex *m = READ_ONCE(p->blocked_on);
@@ -414,11 +449,10 @@ static void write_report(struct report *r, struct window *win, uint64_t now,
 				continue;
 			list_for_each(pos, &cpu_rq(s)->tasks) {
 				struct task *w = list_entry(pos, struct task, rq_node);
-				bool running;
 
 				if (w == cpu_rq(s)->donor || w == cpu_rq(s)->curr ||
 				    !rank_above(task_rank(w), donor[c]) ||
-				    !((where_may_run(w, &running) >> c) & 1))
+				    !((where_may_run(w) >> c) & 1))
 					continue;
 				OUT("%s ", sep);
 				len = describe_task(r, len, w);
@@ -455,6 +489,8 @@ static void miss(struct window *win, uint64_t now, const struct rank *donor)
 	sv.reports[slot].start_ns = win->start_ns;
 	sv.reports[slot].miss_ns = now;
 	sv.reports[slot].cpus = (1ULL << win->src) | (1ULL << win->target);
+	snprintf(sv.reports[slot].tag, sizeof(sv.reports[slot].tag), "#%d",
+		 win->w->tid);
 	write_report(&sv.reports[slot], win, now, donor);
 	win->report = slot;
 	/* Keep what led here: the first miss stops the scheduler trace
@@ -467,10 +503,13 @@ static void miss(struct window *win, uint64_t now, const struct rank *donor)
 
 /* ---- The sampler --------------------------------------------------------- */
 
-/* Is @w a context the invariant looks at, waiting on @rq? */
+/* Is @w a context the invariant looks at, waiting on @rq?  Not behind a
+ * stopper: the stop class is the kernel's own short interruption of a
+ * CPU (an affinity move, stop_machine), whose length is its work's. */
 static bool waiting_context(struct rq *rq, struct task *w, struct rank *r)
 {
-	if (w == rq->donor || w == rq->curr)
+	if (w == rq->donor || w == rq->curr ||
+	    rq->donor->sched_class == &stop_sched_class)
 		return false;
 	*r = task_rank(w);
 	if (r->cls == RANK_LOW)
@@ -503,10 +542,9 @@ static void sample(uint64_t now)
 		list_for_each(pos, &rq->tasks) {
 			struct task *w = list_entry(pos, struct task, rq_node);
 			struct rank r;
-			bool running;
 
 			if (waiting_context(rq, w, &r) && rank_above(r, committed[c]) &&
-			    ((where_may_run(w, &running) >> c) & 1))
+			    ((where_may_run(w) >> c) & 1))
 				committed[c] = r;
 		}
 	}
@@ -520,12 +558,11 @@ static void sample(uint64_t now)
 		list_for_each(pos, &rq->tasks) {
 			struct task *w = list_entry(pos, struct task, rq_node);
 			struct rank r;
-			bool running;
 			int target;
 
 			if (!waiting_context(rq, w, &r))
 				continue;
-			target = lowest_below(where_may_run(w, &running) & online,
+			target = lowest_below(where_may_run(w) & online,
 					      r, s, donor, committed);
 			if (target >= 0)
 				see(w, s, target, now);
@@ -617,30 +654,49 @@ void sched_verify_read(struct sched_verify_stats *st)
 	spin_unlock(&sv.lock, flags);
 }
 
-/* The trace events of @r's CPUs during its window (from 1 ms before it
- * opened to the miss), at most SV_TRACE_LINES of them, the last ones. */
+/* An event of @r's CPUs, or one that names its task, in its window (from
+ * 1 ms before it opened to the miss)? */
+static bool in_report(const struct report *r, const struct trace_event *ev)
+{
+	const char *at;
+
+	if (ev->ts + NSEC_PER_MSEC < r->start_ns || ev->ts > r->miss_ns)
+		return false;
+	if ((r->cpus >> ev->cpu) & 1)
+		return true;
+	for (at = strstr(ev->line, r->tag); at; at = strstr(at + 1, r->tag)) {
+		char next = at[strlen(r->tag)];
+
+		if (next < '0' || next > '9')
+			return true;
+	}
+	return false;
+}
+
+/* The trace events in_report() keeps, at most SV_TRACE_LINES of them,
+ * the last ones. */
 #define SV_TRACE_LINES 120
 static void print_trace(const struct report *r, const char *prefix)
 {
 	static struct trace_event ev;	/* under print_lock (one printer) */
 	struct trace_snapshot *s = trace_snapshot();
-	uint64_t from = r->start_ns - NSEC_PER_MSEC, n = 0, skip;
+	uint64_t n = 0, skip;
 
 	if (!s) {
 		printk("%sno memory to copy the trace\n", prefix);
 		return;
 	}
 	while (trace_snapshot_next(s, &ev))
-		n += ev.ts >= from && ev.ts <= r->miss_ns && ((r->cpus >> ev.cpu) & 1);
+		n += in_report(r, &ev);
 	trace_snapshot_free(s);
 	if (!(s = trace_snapshot()))
 		return;
 	skip = n > SV_TRACE_LINES ? n - SV_TRACE_LINES : 0;
-	printk("%strace of cpus %#llx in the window (%llu events%s):\n", prefix,
-	       (unsigned long long)r->cpus, (unsigned long long)n,
+	printk("%strace of cpus %#llx and of %s in the window (%llu events%s):\n",
+	       prefix, (unsigned long long)r->cpus, r->tag, (unsigned long long)n,
 	       skip ? ", the last ones" : "");
 	while (trace_snapshot_next(s, &ev)) {
-		if (ev.ts < from || ev.ts > r->miss_ns || !((r->cpus >> ev.cpu) & 1))
+		if (!in_report(r, &ev))
 			continue;
 		if (skip) {
 			skip--;
