@@ -489,6 +489,9 @@ static bool play_round(struct ktest *t, struct game *g, int r)
 			   "blocked on A", r, bad);
 		return false;
 	}
+	if (g->v->woken_mid)
+		for (int i = 0; i < g->n; i++)
+			wake_up(g->ch[i].m);	/* spurious: see woken_mid */
 	WRITE_ONCE(g->go_h, r);
 	call_up_all(g, 2);
 	if ((bad = wait_all(g, h_blocked, r, FB_WAIT_NS)) >= 0) {
@@ -699,6 +702,8 @@ static const struct variant v_fair = { .name = "fair_holder",
 				       .fair_holder = true };
 static const struct variant v_deadline = { .name = "deadline_high",
 					   .deadline_high = true };
+static const struct variant v_woken_mid = { .name = "woken_mid",
+					    .pinned = true, .woken_mid = true };
 
 /* Chains and offence free to run anywhere. */
 static void proxy_free_offence_never_scores(struct ktest *t)
@@ -744,6 +749,25 @@ static void inherit_deadline_high_offence_never_scores(struct ktest *t)
 	play(t, &v_deadline, LOCKING_INHERIT);
 }
 
+/*
+ * Pinned chains, and just before H_i blocks the referee wakes M_i, which
+ * waits for A_i (a wakeup without the lock: legal, as a spurious wakeup
+ * or a first waiter beaten to the lock are; mutex_lock() looks at the
+ * lock again and sleeps again).  Under inherit, M_i cannot run at once
+ * (its CPU runs L_i, boosted to M_i's FIFO 30: a tie), so H_i blocks
+ * while M_i is marked PROXY_WAKING: the boost must still reach L_i once
+ * M_i sleeps again.  Under proxy, the pick runs M_i, then L_i, for H_i.
+ */
+static void proxy_woken_mid_offence_never_scores(struct ktest *t)
+{
+	play(t, &v_woken_mid, LOCKING_PROXY);
+}
+
+static void inherit_woken_mid_offence_never_scores(struct ktest *t)
+{
+	play(t, &v_woken_mid, LOCKING_INHERIT);
+}
+
 /* Nothing lent: the holders run at FIFO 10, the offence takes the CPUs.
  * The case passes when the offence scores: the referee sees inversion. */
 static void none_expects_inversion_offence_scores(struct ktest *t)
@@ -762,6 +786,8 @@ static struct ktest_case football_cases[] = {
 	FB_CASE(inherit_pinned_offence_never_scores),
 	FB_CASE(inherit_fair_holder_offence_never_scores),
 	FB_CASE(inherit_deadline_high_offence_never_scores),
+	FB_CASE(proxy_woken_mid_offence_never_scores),
+	FB_CASE(inherit_woken_mid_offence_never_scores),
 	FB_CASE(none_expects_inversion_offence_scores),
 	{ 0 },
 };

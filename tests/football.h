@@ -19,6 +19,8 @@ struct variant {
 	bool pinned;		/* chain i on the i-th CPU (offence free) */
 	bool fair_holder;	/* L_i fair, not FIFO 10 */
 	bool deadline_high;	/* H_i SCHED_DEADLINE, not FIFO 70 */
+	bool woken_mid;		/* M_i woken once, without its lock, just
+				   before H_i blocks (football.c) */
 };
 
 struct game;
