@@ -349,7 +349,8 @@ static bool players_gone(struct game *g, int i, int r)
  * Is the defence set: every holder on a CPU, running with its high
  * task's context (proxy: its CPU's donor is H_i; inherit: L_i has H_i's
  * priority; none: just running)?  One chain may wait on the referee's
- * own CPU: the referee preempted it to look.
+ * own CPU, whole (proxy: H_i queued there too), as the referee preempted
+ * it to look.
  */
 static bool defence_set(struct game *g, int *bad)
 {
@@ -359,13 +360,15 @@ static bool defence_set(struct game *g, int *bad)
 		struct chain *ch = &g->ch[i];
 		int c = READ_ONCE(ch->l->cpu);
 		struct rq *rq = cpu_rq(c);
-		bool set = READ_ONCE(rq->curr) == ch->l;
+		bool boosted = true, set;
 
 		if (g->mode == LOCKING_PROXY)
-			set = set && READ_ONCE(rq->donor) == ch->h;
+			boosted = READ_ONCE(ch->h->cpu) == c;
 		else if (g->mode == LOCKING_INHERIT)
-			set = set && READ_ONCE(ch->l->prio) == READ_ONCE(ch->h->prio);
-		if (set || (c == here && !preempted++))
+			boosted = READ_ONCE(ch->l->prio) == READ_ONCE(ch->h->prio);
+		set = READ_ONCE(rq->curr) == ch->l && boosted &&
+		      (g->mode != LOCKING_PROXY || READ_ONCE(rq->donor) == ch->h);
+		if (set || (c == here && boosted && !preempted++))
 			continue;
 		*bad = i;
 		return false;
