@@ -302,10 +302,13 @@ static void stop_hogs(int n)
 /*
  * What CPU @c runs, or is committed to run: rq->curr, unless the CPU has
  * been told to reschedule (need_resched) and has not got round to it
- * yet, then what the pick would choose (the RT class's pick; nothing of a
- * higher class runs in these tests).  Under TCG with more vCPUs than host
- * cores a vCPU can take tens of ms of guest time to act on an IPI; the
- * scheduler's decision is what these tests judge.  Takes the rq lock.
+ * yet, or is in the middle of its pick (it runs idle with RT tasks
+ * queued: its pull dropped its lock to take them, after it had cleared
+ * need_resched), then what the pick would choose (the RT class's pick;
+ * nothing of a higher class runs in these tests).  Under TCG with more
+ * vCPUs than host cores a vCPU can take tens of ms of guest time to act
+ * on an IPI, or to finish a pick whose lock it dropped; the scheduler's
+ * decision is what these tests judge.  Takes the rq lock.
  */
 static struct task *committed_task(int c)
 {
@@ -315,7 +318,7 @@ static struct task *committed_task(int c)
 
 	spin_lock_raw(&rq->lock);
 	p = rq->curr;
-	if (READ_ONCE(cpus[c].need_resched)) {
+	if (READ_ONCE(cpus[c].need_resched) || p == rq->idle) {
 		struct task *q = rt_sched_class.pick_next_task(rq);
 
 		if (q)

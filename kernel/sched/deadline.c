@@ -353,7 +353,7 @@ static bool push_dl_task(struct rq *rq)
 }
 
 /* Does a deadline task wait on @rq behind an earlier deadline?  (Not
- * behind a stopper: see rt.c's rt_waiting.)  rq->lock held. */
+ * behind a stopper: see rt.c's rt_queue_push.)  rq->lock held. */
 static bool dl_waiting(struct rq *rq)
 {
 	return rq->dl.dl_nr_running > 1;

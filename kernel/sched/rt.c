@@ -273,27 +273,17 @@ static bool rt_preempts(struct rq *rq, struct task *p)
 }
 
 /*
- * Does an RT task wait on @rq, behind another RT task or a deadline task,
- * one that might run elsewhere (rt->overloaded)?  Then a push may help
- * (push_rt_task decides what may move, and where to).  Not behind a
- * stopper: that is the kernel's own moment-long interruption, not work
- * that outranks it (Linux counts only RT tasks).  rq->lock held.
- */
-static bool rt_waiting(struct rq *rq)
-{
-	return rq->rt.overloaded;
-}
-
-/*
- * Ask for a push of @rq's waiting tasks once rq->lock is free.  We cannot
- * push here: in __schedule the task just picked is not yet rq->curr and
- * the one switched out still has on_cpu set, and the lock must not be
- * dropped; the push runs right after the switch (rq_queue_push).
- * rq->lock held.
+ * If an RT task waits on @rq that might run elsewhere (overloaded: behind
+ * another RT task or a deadline task; not behind a stopper, the kernel's
+ * own moment-long interruption), ask for a push once rq->lock is free.
+ * We cannot push here: in __schedule the task just picked is not yet
+ * rq->curr and the one switched out still has on_cpu set, and the lock
+ * must not be dropped; the push runs right after the switch
+ * (rq_queue_push).  rq->lock held.
  */
 static void rt_queue_push(struct rq *rq)
 {
-	if (rt_waiting(rq))
+	if (rq->rt.overloaded)
 		rq_queue_push(rq, &rt_sched_class);
 }
 
@@ -490,11 +480,10 @@ static bool push_rt_task(struct rq *rq)
 /* Push until nothing moves (bounded by the queue).  rq->lock held. */
 static void push_rt_tasks(struct rq *rq)
 {
-	for (unsigned n = rq->rt.rt_nr_running; n && rt_waiting(rq); n--)
+	for (unsigned n = rq->rt.rt_nr_running; n && rq->rt.overloaded; n--)
 		if (!push_rt_task(rq))
 			break;
 }
-
 
 /*
  * Take from overloaded CPUs the most important waiting RT tasks that beat

@@ -341,21 +341,27 @@ static void close_window(struct window *win, uint64_t end)
 	}
 }
 
-/* Ticks @rq took since @ticks0 and since its donor last changed (a CPU
- * that just changed its state gets its own chance). */
-static uint64_t ticks_since(struct rq *rq, uint64_t ticks0)
-{
-	return rq->nr_ticks - (ticks0 > rq->pick_ticks ? ticks0 : rq->pick_ticks);
-}
-
-/* Has @win outlived the bound?  All rq locks held. */
+/*
+ * Has @win outlived the bound?  By the ticks rule: if W waits on its own
+ * target (its CPU's pick must choose it), that CPU took two preemptible
+ * ticks since W came there and since its donor last changed (a CPU that
+ * just changed donor, e.g. to idle with a reschedule pending, is in the
+ * middle of acting); otherwise W's CPU took two since W came there (each
+ * tick asks its classes to push) and the target two since the window
+ * opened (a target that keeps switching between less important tasks
+ * does not restart its count).  All rq locks held.
+ */
 static bool past_bound(struct window *win, uint64_t now)
 {
+	struct rq *src = cpu_rq(win->src), *dst = cpu_rq(win->target);
+	uint64_t base = win->src_ticks0;
+
 	if (sv.bound_ns)
 		return now - win->start_ns > sv.bound_ns;
-	return ticks_since(cpu_rq(win->src), win->src_ticks0) >= SCHED_VERIFY_TICKS &&
-	       ticks_since(cpu_rq(win->target), win->ticks0[win->target]) >=
-	       SCHED_VERIFY_TICKS;
+	if (src == dst && src->pick_ticks > base)
+		base = src->pick_ticks;
+	return src->nr_ticks - base >= SCHED_VERIFY_TICKS &&
+	       dst->nr_ticks - win->ticks0[win->target] >= SCHED_VERIFY_TICKS;
 }
 
 /* ---- Reports ------------------------------------------------------------ */
@@ -397,13 +403,14 @@ static void write_report(struct report *r, struct window *win, uint64_t now,
 	    !win->w->blocked_on ? "-" : win->w->blocked_on == PROXY_WAKING ?
 	    "waking" : win->w->blocked_on->name);
 	OUT(" queued on cpu%d waits while cpu%d runs lower; at %llu window open "
-	    "%llu us (moved %u times), %llu ticks on cpu%d since it came and "
-	    "the donor changed, %llu on cpu%d\n", src, win->target, (unsigned long long)now,
+	    "%llu us (moved %u times), %llu ticks on cpu%d since it came, "
+	    "%llu on cpu%d since the window opened\n", src, win->target,
+	    (unsigned long long)now,
 	    (unsigned long long)((now - win->start_ns) / NSEC_PER_USEC),
 	    win->moves,
-	    (unsigned long long)ticks_since(cpu_rq(src), win->src_ticks0), src,
-	    (unsigned long long)ticks_since(cpu_rq(win->target),
-					    win->ticks0[win->target]), win->target);
+	    (unsigned long long)(cpu_rq(src)->nr_ticks - win->src_ticks0), src,
+	    (unsigned long long)(cpu_rq(win->target)->nr_ticks -
+				 win->ticks0[win->target]), win->target);
 	OUT("seen in %u of %llu samples since it opened (%llu more given up)\n",
 	    win->nseen, (unsigned long long)(sv.st.samples - win->samples0 + 1),
 	    (unsigned long long)(sv.st.busy - win->busy0));
