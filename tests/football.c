@@ -28,6 +28,13 @@
  * game, unlock and handoff, wakeups), not only while the offence runs.
  * If it was not on from boot (smp1, the shell's `test football`), each
  * case starts it and stops it after; its misses fail the case either way.
+ * The ball is the stricter judge: the checker forgives a window shorter
+ * than its bound and a donor waiting where its chain's next member is
+ * outranked (docs/scheduler.md, "What runs"), the ball forgives nothing.
+ * That is fair: during a game nothing happens but the referee going to
+ * sleep (its CPU's pick must take a waiting chain, not an offence task)
+ * and, for a deadline chain, a throttle (then its high task does not
+ * count, fb_chain_waits), so a correct scheduler never runs the offence.
  *
  * A round (several per case, so that the lock, block, unlock, handoff
  * and wakeup paths run each time, not only one static picture):
