@@ -15,10 +15,11 @@
  *                              bound judges a miss and the ticks rule does
  *                              not (a preemption-off section)
  *
- * Every case has the deadline context hold its CPU for HOLD_NS of its own
- * CPU time: the RT task must run before that ends (on the old code it
- * waited for exactly that).  Waits are bounded; host stalls make them
- * longer, never make a wrong placement right.
+ * In every case the deadline context holds its CPU until the RT task has
+ * run, or for HOLD_CAP_NS of its own CPU time: the RT task must run
+ * before that (on the old code it waited for exactly that).  Waits are
+ * bounded; host stalls make them longer, never make a wrong placement
+ * right.
  */
 #include "helpers.h"
 #include "proxy_helpers.h"
@@ -31,7 +32,7 @@
 #include <printf.h>
 #include <string.h>
 
-#define HOLD_NS (300 * MS)
+#define HOLD_CAP_NS NSEC_PER_SEC
 
 struct inv {
 	struct mutex m;
@@ -41,6 +42,7 @@ struct inv {
 	volatile int rt_go;
 	volatile uint64_t woken_at, ran_at;
 	volatile int ran_while_held;
+	volatile uint64_t hold_from;	/* when the hold began */
 	int cpu;			/* X: where the deadline context is */
 };
 static struct inv iv;
@@ -66,11 +68,17 @@ static struct task *spawn_attr_on(struct ktest *t, const char *name,
 	return err ? NULL : p;
 }
 
-/* The deadline context's work on X: hold it for HOLD_NS. */
+/* The deadline context's work on X: hold it until the RT task has run
+ * (or HOLD_CAP_NS of CPU time). */
 static void hold_cpu(void)
 {
+	struct task *self = current();
+	uint64_t cap = task_exec_ns(self) + HOLD_CAP_NS;
+
+	iv.hold_from = clock_ns();
 	iv.holds = 1;
-	px_spin_exec(HOLD_NS);
+	while (!smp_load_acquire(&iv.ran_at) && task_exec_ns(self) < cap)
+		arch_cpu_relax();
 	iv.done = 1;
 }
 
@@ -112,8 +120,9 @@ static void rt_task(void *arg)
 		schedule();
 	}
 	WRITE_ONCE(self->state, TASK_RUNNING);
-	iv.ran_at = clock_ns();
+	/* The verdict first: seeing ran_at, the holder lets X go. */
 	iv.ran_while_held = !READ_ONCE(iv.done);
+	smp_store_release(&iv.ran_at, clock_ns());
 }
 
 static void fair_hog(void *arg)
@@ -155,58 +164,87 @@ static bool start_deadline_context(struct ktest *t, enum dl_kind kind,
 }
 
 /*
+ * The set-up both kinds of case share: X is the last online CPU; the
+ * case thread is FIFO 99 on another one (home); the RT task has run on X
+ * and sleeps there, free to go anywhere; every CPU but X runs a hog
+ * (@hog_prio: FIFO, or fair if 0).  Fills @hogs; returns how many, or -1
+ * if the set-up failed (reported; teardown() still cleans up).
+ */
+static int setup(struct ktest *t, struct task **hogs, int hog_prio, int *home)
+{
+	struct sched_attr fifo = { .policy = SCHED_FIFO, .rt_priority = 20 };
+	int nh = 0;
+
+	memset(&iv, 0, sizeof(iv));
+	iv.cpu = ncpus - 1;
+	while (!cpus[iv.cpu].online)
+		iv.cpu--;
+	*home = px_spare_cpu(1ULL << iv.cpu);
+	if (!px_begin(t, *home))
+		return -1;
+	iv.rt = spawn_attr_on(t, "inv-rt", rt_task, &fifo, 1ULL << iv.cpu);
+	while (iv.rt && READ_ONCE(iv.rt->on_rq))
+		sleep_ns(MS / 2);
+	if (!iv.rt)
+		return -1;
+	sched_setaffinity(iv.rt, ~0ULL);
+	for (int c = 0; c < ncpus; c++)
+		if (c != iv.cpu && cpus[c].online)
+			hogs[nh++] = px_spawn_on(t, hog_prio ? "inv-rt-hog" :
+						 "inv-fair-hog", c,
+						 hog_prio ? rt_hog : fair_hog,
+						 NULL, hog_prio);
+	return nh;
+}
+
+static void wake_rt(void)
+{
+	iv.woken_at = clock_ns();
+	iv.rt_go = 1;
+	if (iv.rt)
+		wake_up(iv.rt);
+}
+
+static void teardown(struct task **hogs, int nh, struct task *a, struct task *b)
+{
+	wake_rt();			/* if the set-up failed before */
+	px_join(iv.rt);
+	iv.hogs_stop = 1;
+	px_join(a);
+	px_join(b);
+	for (int i = 0; i < nh; i++)
+		px_join(hogs[i]);
+	px_end();
+}
+
+/*
  * X runs a deadline context of @kind, every other CPU a fair hog (so all
  * of them are "lower than RT" and none is idle); the RT task last ran on
  * X.  Woken, it must get a CPU while X is still held.
  */
 static void rt_wake_passes(struct ktest *t, enum dl_kind kind)
 {
-	struct sched_attr fifo = { .policy = SCHED_FIFO, .rt_priority = 20 };
 	struct task *hogs[NR_CPUS] = { 0 }, *a = NULL, *b = NULL;
-	int n = online_cpus(), nh = 0;
+	int nh, home;
 
-	if (n < 2)
+	if (online_cpus() < 2)
 		KSKIP(t, "needs >= 2 CPUs");
-	memset(&iv, 0, sizeof(iv));
-	iv.cpu = ncpus - 1;
-	while (!cpus[iv.cpu].online)
-		iv.cpu--;
-	if (!px_begin(t, px_spare_cpu(1ULL << iv.cpu)))
-		return;
+	nh = setup(t, hogs, 0, &home);
 	if (kind == DL_INHERITED)
 		locking_set_mode("inherit");	/* px_end() restores */
-	/* The RT task first runs on X and sleeps there. */
-	iv.rt = spawn_attr_on(t, "inv-rt", rt_task, &fifo, 1ULL << iv.cpu);
-	while (iv.rt && READ_ONCE(iv.rt->on_rq))
-		sleep_ns(MS / 2);
-	if (iv.rt)
-		sched_setaffinity(iv.rt, ~0ULL);
-	for (int c = 0; c < ncpus; c++)
-		if (c != iv.cpu && cpus[c].online)
-			hogs[nh++] = px_spawn_on(t, "inv-fair-hog", c, fair_hog, NULL, 0);
-	if (iv.rt && start_deadline_context(t, kind, &a, &b)) {
-		iv.woken_at = clock_ns();
-		iv.rt_go = 1;
-		wake_up(iv.rt);
+	if (nh >= 0 && start_deadline_context(t, kind, &a, &b)) {
+		wake_rt();
 		px_join(iv.rt);
+		iv.rt = NULL;
 		KEXPECT(t, iv.ran_while_held);
-		printk("# %s: the RT task ran %llu us after its wakeup, %s\n",
-		       t->tcase->name,
+		printk("# %s: the RT task ran %llu us after its wakeup (%llu us "
+		       "into the hold), %s\n", t->tcase->name,
 		       (unsigned long long)((iv.ran_at - iv.woken_at) / NSEC_PER_USEC),
+		       (unsigned long long)((iv.ran_at - iv.hold_from) / NSEC_PER_USEC),
 		       iv.ran_while_held ? "while the deadline context held its CPU" :
 		       "only after the deadline context let its CPU go");
-	} else {
-		iv.rt_go = 1;
-		if (iv.rt)
-			wake_up(iv.rt);
-		px_join(iv.rt);
 	}
-	px_join(a);
-	px_join(b);
-	iv.hogs_stop = 1;
-	for (int i = 0; i < nh; i++)
-		px_join(hogs[i]);
-	px_end();
+	teardown(hogs, nh < 0 ? 0 : nh, a, b);
 }
 
 static void rt_wake_passes_deadline_task(struct ktest *t)
@@ -233,58 +271,41 @@ static void rt_wake_passes_deadline_donor(struct ktest *t)
  */
 static void rt_behind_deadline_is_pulled(struct ktest *t)
 {
-	struct sched_attr fifo = { .policy = SCHED_FIFO, .rt_priority = 20 };
 	struct task *hogs[NR_CPUS] = { 0 }, *a = NULL, *b = NULL;
-	int n = online_cpus(), nh = 0, home;
+	int nh, home;
 
-	if (n < 2)
+	if (online_cpus() < 2)
 		KSKIP(t, "needs >= 2 CPUs");
-	memset(&iv, 0, sizeof(iv));
-	iv.cpu = ncpus - 1;
-	while (!cpus[iv.cpu].online)
-		iv.cpu--;
-	/* The case thread outranks the hogs; it sleeps while they run. */
-	home = px_spare_cpu(1ULL << iv.cpu);
-	if (!px_begin(t, home))
-		return;
-	iv.rt = spawn_attr_on(t, "inv-rt", rt_task, &fifo, 1ULL << iv.cpu);
-	while (iv.rt && READ_ONCE(iv.rt->on_rq))
-		sleep_ns(MS / 2);
-	if (iv.rt)
-		sched_setaffinity(iv.rt, ~0ULL);
-	for (int c = 0; c < ncpus; c++)
-		if (c != iv.cpu && cpus[c].online)
-			hogs[nh++] = px_spawn_on(t, "inv-rt-hog", c, rt_hog, NULL, 50);
-	if (iv.rt && start_deadline_context(t, DL_TASK, &a, &b)) {
-		iv.woken_at = clock_ns();
-		iv.rt_go = 1;
-		wake_up(iv.rt);
+	nh = setup(t, hogs, 50, &home);
+	/* Every hog on its CPU (the one on the case thread's CPU runs as
+	 * soon as the case thread sleeps): then nowhere runs less than the
+	 * RT task will. */
+	for (int i = 0, tries = 0; i < nh && tries < 4000; tries++) {
+		if (!hogs[i] || READ_ONCE(hogs[i]->on_cpu) || READ_ONCE(hogs[i]->cpu) == home)
+			i++;
+		else
+			sleep_ns(MS / 2);
+	}
+	if (nh >= 0 && start_deadline_context(t, DL_TASK, &a, &b)) {
+		wake_rt();
 		/* It waits (nowhere runs less); then the hogs leave. */
 		sleep_ns(20 * MS);
 		KEXPECT(t, !iv.ran_at || !iv.ran_while_held);
 		iv.hogs_stop = 1;
 		px_join(iv.rt);
+		iv.rt = NULL;
 		KEXPECT(t, iv.ran_while_held);
 		printk("# %s: the RT task ran %s\n", t->tcase->name,
 		       iv.ran_while_held ? "once a hog left, while the deadline "
 		       "task held its CPU" : "only after the deadline task let "
 		       "its CPU go");
-	} else {
-		iv.rt_go = 1;
-		if (iv.rt)
-			wake_up(iv.rt);
-		px_join(iv.rt);
 	}
-	iv.hogs_stop = 1;
-	px_join(a);
-	for (int i = 0; i < nh; i++)
-		px_join(hogs[i]);
-	px_end();
+	teardown(hogs, nh < 0 ? 0 : nh, a, b);
 }
 
 /* ---- The checker itself ------------------------------------------------ */
 
-static volatile int nopreempt_go;
+static volatile int nopreempt_go, nopreempt_until_miss;
 static struct task *volatile pinned;
 
 /* Is the RT task pinned to this CPU queued here, woken, waiting? */
@@ -298,9 +319,11 @@ static bool pinned_waits(void)
 
 /*
  * On X, with preemption off, until the RT task pinned to X has waited
- * here for 5 ms of guest time and 5 of the checker's samples (2 s at
+ * here for 5 ms of guest time and 5 of the checker's samples, and (under
+ * a time bound) until the checker has counted the window a miss (2 s at
  * most): a window made on purpose.  Not a fixed spin: a host that stalls
- * this vCPU for the whole spin would leave no window at all.
+ * this vCPU, or the sampler's, for the whole spin would leave no window,
+ * or one no sample saw past the bound.
  */
 static void nopreempt(void *arg)
 {
@@ -316,7 +339,8 @@ static void nopreempt(void *arg)
 	sched_verify_read(&st);
 	for (uint64_t s0 = st.samples; clock_ns() < give_up;) {
 		sched_verify_read(&st);
-		if (clock_ns() - t0 >= 5 * MS && st.samples - s0 >= 5)
+		if (clock_ns() - t0 >= 5 * MS && st.samples - s0 >= 5 &&
+		    (!nopreempt_until_miss || st.misses))
 			break;
 		arch_cpu_relax();
 	}
@@ -341,6 +365,7 @@ static void one_window(struct ktest *t, uint64_t bound,
 	while (!cpus[x].online)
 		x--;
 	nopreempt_go = 0;
+	nopreempt_until_miss = bound != 0;
 	KASSERT_EQ(t, sched_verify_start(200 * NSEC_PER_USEC, bound), 0);
 	pinned = spawn_attr_on(t, "inv-pinned-rt", pinned_rt, &fifo, 1ULL << x);
 	np = px_spawn_on(t, "inv-nopreempt", x, nopreempt, NULL, 0);

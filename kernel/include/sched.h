@@ -302,8 +302,8 @@ void schedule(void);		/* pick and switch; task context */
 void yield(void);
 /* Sleep for at least @ns nanoseconds.  Task context. */
 void sleep_ns(uint64_t ns);
-/* CPU time @p has had, including the stretch now running if it runs on
- * this CPU (e.g. the caller's own).  A snapshot; any context. */
+/* CPU time @p has had, including the stretch it is running now.  A
+ * snapshot; any context but under a runqueue lock (it takes p's). */
 uint64_t task_exec_ns(struct task *p);
 /*
  * Block: the caller sets current()->state = TASK_SLEEPING, publishes

@@ -188,13 +188,22 @@ static uint64_t update_curr_common(struct rq *rq)
 	return delta;
 }
 
+/*
+ * Under p's rq->lock: another CPU may charge p (update_curr on p's rq:
+ * a priority change, a deadline budget timer armed there), and a read of
+ * sum_exec_ns and exec_start_ns torn by that could count a stretch twice,
+ * or see exec_start after the clock (an enormous unsigned difference: a
+ * px_spin_exec() loop once ended 150 ms early).
+ */
 uint64_t task_exec_ns(struct task *p)
 {
-	unsigned long flags = arch_irq_save();	/* no update_curr meanwhile */
-	uint64_t ns = READ_ONCE(p->sum_exec_ns);
+	unsigned long flags = arch_irq_save();
+	struct rq *rq = task_rq_lock(p);
+	uint64_t ns = p->sum_exec_ns, now = clock_ns();
 
-	if (p == this_cpu()->rq.curr)
-		ns += clock_ns() - p->exec_start_ns;
+	if (task_on_cpu(rq, p) && now > p->exec_start_ns)
+		ns += now - p->exec_start_ns;
+	spin_unlock_raw(&rq->lock);
 	arch_irq_restore(flags);
 	return ns;
 }
@@ -531,8 +540,11 @@ static void ttwu_set_running(struct task *p)
 }
 
 /* Enqueue @p on @rq and decide preemption.  @keep_blocked: a returning
- * donor stays TASK_SLEEPING and is not pushed elsewhere (it stays with
- * its chain).  rq->lock held. */
+ * donor stays TASK_SLEEPING with its chain: if its context is outranked
+ * here, the chain (the donor and the owner it came back to) is pushed
+ * on as soon as rq->lock is free (queue_push: the caller holds locks),
+ * so a woken owner's chain runs where it can now, not only where the
+ * owner was placed by its own context.  rq->lock held. */
 static void ttwu_activate(struct rq *rq, struct task *p, int flags,
 			  bool keep_blocked)
 {
@@ -541,9 +553,12 @@ static void ttwu_activate(struct rq *rq, struct task *p, int flags,
 	if (!keep_blocked)
 		ttwu_set_running(p);
 	wakeup_preempt_rq(rq, p);
-	if (!keep_blocked && !READ_ONCE(rq->cpu->need_resched) &&
-	    p->sched_class->task_woken)
+	if (READ_ONCE(rq->cpu->need_resched))
+		return;
+	if (!keep_blocked && p->sched_class->task_woken)
 		p->sched_class->task_woken(rq, p);
+	else if (keep_blocked && p->sched_class->queue_push)
+		p->sched_class->queue_push(rq);
 }
 
 static int select_cpu(struct task *p, int flags)

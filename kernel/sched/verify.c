@@ -534,7 +534,10 @@ static void sample(uint64_t now)
 		return;
 	}
 	/* Each CPU's donor, and what it is committed to: a CPU with a
-	 * pending reschedule is about to pick its best queued context. */
+	 * pending reschedule is about to pick its best queued context, and
+	 * so is one whose donor is idle while something runnable is queued
+	 * there (its pick cleared need_resched and dropped its lock to pull,
+	 * or a reschedule is on its way). */
 	for (int c = 0; c < ncpus; c++) {
 		struct rq *rq = cpu_rq(c);
 		struct list_head *pos;
@@ -544,7 +547,7 @@ static void sample(uint64_t now)
 			continue;
 		}
 		donor[c] = committed[c] = task_rank(rq->donor);
-		if (!READ_ONCE(rq->cpu->need_resched))
+		if (!READ_ONCE(rq->cpu->need_resched) && rq->donor != rq->idle)
 			continue;
 		list_for_each(pos, &rq->tasks) {
 			struct task *w = list_entry(pos, struct task, rq_node);
