@@ -510,13 +510,16 @@ static bool play_round(struct ktest *t, struct game *g, int r)
 		return false;
 	}
 	if (!settle(g, &bad)) {
-		struct task *l = g->ch[bad].l;
+		struct chain *ch = &g->ch[bad];
+		int c = READ_ONCE(ch->l->cpu);
 
-		printk("# round %d: defence not set after %llu ms (fb-L%d on "
-		       "cpu%d, running: %s); kick-off anyway\n", r,
-		       (unsigned long long)(FB_SETTLE_NS / MS), bad,
-		       READ_ONCE(l->cpu),
-		       cpu_rq(READ_ONCE(l->cpu))->curr == l ? "yes" : "no");
+		printk("# round %d: defence not set after %llu ms: chain %d "
+		       "(holder on cpu%d, %s, prio %d; mid on cpu%d; high on "
+		       "cpu%d, prio %d); kick-off anyway\n", r,
+		       (unsigned long long)(FB_SETTLE_NS / MS), bad, c,
+		       cpu_rq(c)->curr == ch->l ? "running" : "not running",
+		       READ_ONCE(ch->l->prio), READ_ONCE(ch->m->cpu),
+		       READ_ONCE(ch->h->cpu), READ_ONCE(ch->h->prio));
 		g->unsettled++;
 	}
 
