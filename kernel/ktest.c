@@ -24,6 +24,16 @@
  * run.  The runner sleeps until the case thread wakes it (ktest_end) or
  * its timeout timer does: no polling, one timer per case.
  *
+ * A case that times out cannot be killed (its threads may hold locks),
+ * and what it leaves running can make the next cases fail.  So every
+ * task created while a case runs carries the case's id (task->ktest_id,
+ * inherited from its creator), and after a timeout the runner waits a
+ * grace period for all of them to end.  If some are still alive, the
+ * cases that follow run "tainted" until they are gone: a tainted case
+ * that fails is reported "ok N name # SKIP tainted: <case> left <tasks>
+ * running", not as a second failure (the timed-out case is one, so the
+ * run still fails); one that passes is a pass.
+ *
  * Suites registered with KTEST_SUITE_EXPLICIT() are left out of "all".
  */
 #include "ktest.h"
@@ -38,11 +48,18 @@ extern const struct ktest_suite __start_ktest_suites[];
 extern const struct ktest_suite __stop_ktest_suites[];
 
 #define KTEST_DEFAULT_TIMEOUT_MS 10000
+/* After a timeout, how long the case's tasks get to end: a few seconds,
+ * but no longer than the case's own timeout (a case that promises to be
+ * quick has quick leftovers, and the self-test stays fast). */
+#define KTEST_GRACE_MS 3000
+#define KTEST_GRACE_LOOK_NS (10 * NSEC_PER_MSEC)
+#define KTEST_TAINT_LEN 160	/* "<case> left <tasks> running; ..." */
 
 /*
  * One running case.  It lives on the heap, not on the runner's stack: a
- * case that times out is abandoned while its thread may still run and
- * write to it, so on timeout this block is deliberately leaked.
+ * case that times out may still run and write to it, so after a timeout
+ * it is freed only once every task of the case has ended (taint_check),
+ * or never.
  */
 struct ktest_run {
 	struct ktest t;
@@ -50,7 +67,14 @@ struct ktest_run {
 	int done;		/* set with a release store as its last act */
 	spinlock_t lock;	/* done + wake vs. abandoning on timeout */
 	struct task *runner;	/* to wake when done; NULL once abandoned */
+	unsigned id;		/* task->ktest_id of the case's tasks */
+	struct task *thread;	/* the case thread, as created */
+	struct list_head taint_node;	/* on tainting: timed out, tasks left */
 };
+
+/* Runner only (one ktest_run at a time). */
+static unsigned next_case_id = 1;
+static LIST_HEAD(tainting);	/* timed-out runs with tasks still alive */
 
 static struct ktest_run *run_of(struct ktest *t)
 {
@@ -174,6 +198,111 @@ static bool wait_case(struct ktest_run *r, uint64_t deadline)
 	return done;
 }
 
+/* ---- Timed-out cases and taint ---------------------------------------- */
+
+struct left_scan {
+	unsigned id;
+	int n;
+	char *buf;
+	size_t len, used;
+};
+
+/* for_each_task callback (tasks_lock held, must not sleep). */
+static void left_fn(struct task *p, void *arg)
+{
+	struct left_scan *ls = arg;
+	int w;
+
+	if (p->ktest_id != ls->id || READ_ONCE(p->state) == TASK_DEAD)
+		return;
+	if (ls->used + 1 < ls->len) {
+		w = snprintf(ls->buf + ls->used, ls->len - ls->used, "%s%s",
+			     ls->n ? ", " : "", p->name);
+		ls->used = MIN(ls->used + (size_t)w, ls->len - 1);
+	}
+	ls->n++;
+}
+
+/* How many tasks of case @id are alive; their names into @buf. */
+static int tasks_left(unsigned id, char *buf, size_t len)
+{
+	struct left_scan ls = { .id = id, .buf = buf, .len = len };
+
+	buf[0] = '\0';
+	for_each_task(left_fn, &ls);
+	return ls.n;
+}
+
+/* The case thread and @r, once no task of the case is alive.  The case
+ * thread is one of them, so it is dead and the join does not wait; if
+ * it is not, the tags are broken, and joining would hang the run. */
+static void reap(struct ktest_run *r)
+{
+	if (READ_ONCE(r->thread->state) != TASK_DEAD)
+		panic("ktest: case %s: its thread runs, but no task carries "
+		      "its tag %u", r->t.tcase->name, r->id);
+	thread_join(r->thread);
+	kfree(r);
+}
+
+/*
+ * @r timed out.  Give its tasks a grace period to end, polling (there
+ * is nobody to wake us: they may end in any way), and say how it went.
+ * All gone: reap it.  Else it taints the cases that follow.
+ */
+static void timed_out(struct ktest_run *r, uint64_t timeout_ms)
+{
+	uint64_t grace_ms = MIN(timeout_ms, KTEST_GRACE_MS);
+	uint64_t end = clock_ns() + grace_ms * NSEC_PER_MSEC;
+	const char *name = r->t.tcase->name;
+	char names[96];
+
+	while (tasks_left(r->id, names, sizeof(names)) && clock_ns() < end)
+		sleep_ns(KTEST_GRACE_LOOK_NS);
+	if (!tasks_left(r->id, names, sizeof(names))) {
+		printk("    # %s: its tasks ended within %llu ms of the "
+		       "timeout\n", name, (unsigned long long)grace_ms);
+		reap(r);
+		return;
+	}
+	printk("    # %s: still running %llu ms after the timeout: %s; cases "
+	       "are tainted until they end\n", name,
+	       (unsigned long long)grace_ms, names);
+	list_add_tail(&r->taint_node, &tainting);
+}
+
+/*
+ * Before a case: forget the timed-out cases whose tasks have all ended
+ * (reaping them), and describe the others into @why.  Returns true if
+ * the case runs tainted.
+ */
+static bool taint_check(char *why, size_t len)
+{
+	struct list_head *pos, *n;
+	size_t used = 0;
+
+	why[0] = '\0';
+	list_for_each_safe(pos, n, &tainting) {
+		struct ktest_run *r = list_entry(pos, struct ktest_run, taint_node);
+		char names[96];
+		int w;
+
+		if (!tasks_left(r->id, names, sizeof(names))) {
+			printk("    # %s: its tasks have ended; it taints no "
+			       "more cases\n", r->t.tcase->name);
+			list_del_init(pos);
+			reap(r);
+			continue;
+		}
+		if (used + 1 < len) {
+			w = snprintf(why + used, len - used, "%s%s left %s running",
+				     used ? "; " : "", r->t.tcase->name, names);
+			used = MIN(used + (size_t)w, len - 1);
+		}
+	}
+	return used > 0;
+}
+
 static void print_elapsed(const char *name, uint64_t ns)
 {
 	printk("    # %s took %llu.%03llu ms\n", name,
@@ -209,59 +338,94 @@ static void check_verify(struct ktest *t, uint64_t misses0)
 	t->failures++;
 }
 
+/*
+ * Print the result line of case @name, number @idx: @res, with
+ * @directive ("TIMEOUT") if it failed that way.  A failure while
+ * @tainted is reported as a SKIP naming the cause (@why).
+ */
+static enum case_result report(int idx, const char *name, enum case_result res,
+			       const char *directive, const char *skip_reason,
+			       bool tainted, const char *why)
+{
+	if (res == CASE_FAIL && tainted) {
+		printk("    ok %d %s # SKIP tainted: %s\n", idx, name, why);
+		return CASE_SKIP;
+	}
+	if (res == CASE_FAIL)
+		printk("    not ok %d %s%s%s\n", idx, name,
+		       directive ? " # " : "", directive ? directive : "");
+	else if (res == CASE_SKIP)
+		printk("    ok %d %s # SKIP %s\n", idx, name, skip_reason);
+	else
+		printk("    ok %d %s\n", idx, name);
+	return res;
+}
+
+/* Start case @c's thread, tagged with r->id like every task it creates. */
+static struct task *start_case(const struct ktest_case *c, struct ktest_run *r)
+{
+	struct task *self = current(), *th;
+	unsigned mine = self->ktest_id;
+
+	r->t.tcase = c;
+	spin_init(&r->lock, "ktest-run");
+	r->runner = self;
+	r->id = next_case_id++;
+	/* The case thread inherits the tag from us, so that it is tagged
+	 * even if it never gets to run before its timeout. */
+	self->ktest_id = r->id;
+	th = thread_create(c->name, ktest_case_thread, r, -1);
+	self->ktest_id = mine;
+	r->thread = th;
+	return th;
+}
+
 /* Run case @c, number @idx of its suite, and print its result line. */
 static enum case_result run_case(const struct ktest_case *c, int idx)
 {
 	uint64_t timeout_ms = c->timeout_ms ? c->timeout_ms
 					    : KTEST_DEFAULT_TIMEOUT_MS;
+	char why[KTEST_TAINT_LEN];
+	bool tainted = taint_check(why, sizeof(why));
 	struct ktest_run *r;
 	struct task *th;
 	uint64_t start, misses0 = verify_misses();
 	enum case_result res;
 
 	r = kzalloc(sizeof(*r));
-	if (r) {
-		r->t.tcase = c;
-		spin_init(&r->lock, "ktest-run");
-		r->runner = current();
-	}
-	th = r ? thread_create(c->name, ktest_case_thread, r, -1) : NULL;
+	th = r ? start_case(c, r) : NULL;
 	if (!th) {
 		kfree(r);
 		printk("    # %s: cannot create the case thread (out of memory)\n",
 		       c->name);
-		printk("    not ok %d %s\n", idx, c->name);
-		return CASE_FAIL;
+		return report(idx, c->name, CASE_FAIL, NULL, NULL, tainted, why);
 	}
 
 	start = clock_ns();
 	if (!wait_case(r, start + timeout_ms * NSEC_PER_MSEC)) {
 		/*
 		 * The case is hung (or far too slow).  There is no safe way
-		 * to kill a thread that may hold locks, so it is abandoned:
-		 * it stays in `ps`, keeps its stack, and r is leaked because
-		 * it may still write to it.  The suite goes on.
+		 * to kill a thread that may hold locks: its tasks get a grace
+		 * period, and if they outlive it, r stays allocated (they may
+		 * still write to it) and taints the cases that follow.
 		 */
-		printk("    # %s: no result after %llu ms, thread abandoned\n",
-		       c->name, (unsigned long long)timeout_ms);
-		printk("    not ok %d %s # TIMEOUT\n", idx, c->name);
-		return CASE_FAIL;
+		printk("    # %s: no result after %llu ms\n", c->name,
+		       (unsigned long long)timeout_ms);
+		timed_out(r, timeout_ms);
+		return report(idx, c->name, CASE_FAIL, "TIMEOUT", NULL, tainted,
+			      why);
 	}
 	thread_join(th);
 	print_elapsed(c->name, clock_ns() - start);
 	check_verify(&r->t, misses0);
 
-	if (r->t.failures) {
-		printk("    not ok %d %s\n", idx, c->name);
+	if (r->t.failures)
 		res = CASE_FAIL;
-	} else if (r->t.skipped) {
-		printk("    ok %d %s # SKIP %s\n", idx, c->name,
-		       r->t.skip_reason);
+	else if (r->t.skipped)
 		res = CASE_SKIP;
-	} else {
-		printk("    ok %d %s\n", idx, c->name);
+	else
 		res = CASE_PASS;
-	}
+	res = report(idx, c->name, res, NULL, r->t.skip_reason, tainted, why);
 	kfree(r);
 	return res;
 }

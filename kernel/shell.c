@@ -81,15 +81,18 @@ static int cmd_cpus(int argc, char **argv)
 	}
 	shell_printf("%d CPUs, %d online, %zu of %zu pages free\n", ncpus,
 		     cpus_online(), page_free_count(), page_total_count());
-	shell_printf("  cpu  arch-id  online  timer-irqs        ipis  tasks\n");
+	shell_printf("  cpu  arch-id  online  timer-irqs  deferred        ipis  tasks\n");
 	for (int i = 0; i < ncpus; i++) {
 		struct cpu *c = cpu_by_id(i);
 
-		/* Statistics read without locks: a snapshot, may be stale. */
-		shell_printf("  %3d  %7llu  %-6s  %10llu  %10llu  %5u\n", c->id,
-			     (unsigned long long)c->arch_id,
+		/* Statistics read without locks: a snapshot, may be stale.
+		 * deferred: interrupts that left due timers for the next
+		 * one (the bound in kernel/timer.c). */
+		shell_printf("  %3d  %7llu  %-6s  %10llu  %8llu  %10llu  %5u\n",
+			     c->id, (unsigned long long)c->arch_id,
 			     READ_ONCE(c->online) ? "yes" : "no",
 			     (unsigned long long)READ_ONCE(c->nr_timer_irqs),
+			     (unsigned long long)READ_ONCE(c->nr_timer_defers),
 			     (unsigned long long)READ_ONCE(c->nr_ipis),
 			     READ_ONCE(c->rq.nr_running));
 	}

@@ -120,6 +120,10 @@ int thread_spawn(struct task **out, const char *name, void (*fn)(void *),
 		return -ENOMEM;
 	t->detached = opts->detached;
 	t->cpus_allowed = allowed;
+	/* Like Linux's current->kunit_test: a task created while a test
+	 * case runs belongs to it, so that the case's leftovers can be
+	 * found if it times out. */
+	t->ktest_id = current()->ktest_id;
 	/* Start from this CPU if allowed, else the first allowed one; the
 	 * class's select_task_rq makes the real choice. */
 	t->cpu = smp_processor_id();

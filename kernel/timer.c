@@ -7,6 +7,16 @@
  * timers, wake tasks); queue->running names it meanwhile so that
  * timer_cancel() on another CPU can wait for it to finish.  The tick is an
  * ordinary timer that re-arms itself every TICK_NS.
+ *
+ * One interrupt runs a bounded amount of work, so that no timer - and no
+ * parameter of whoever arms them - can keep interrupts off for good: only
+ * timers that were due when it came, at most TIMER_MAX_PER_IRQ callbacks,
+ * each timer at most once.  A callback
+ * that re-arms its own timer at or before "now" (a deadline task with a
+ * budget too small to outlast the interrupt did that, issue 12) waits for
+ * the next interrupt.  What is still due then is deferred: the hardware is
+ * programmed for a little later (timer_defer_ns()), interrupts open, the
+ * interrupted task runs, and the rest fires right after.
  */
 #include "kernel.h"
 #include "timer.h"
@@ -21,6 +31,21 @@ struct timer_queue {
 };
 
 static struct timer_queue queues[NR_CPUS];
+
+/*
+ * Callbacks one interrupt may run.  A tick, a sleep or two, a deadline
+ * budget and replenishment and a push make the usual interrupt's few;
+ * 16 leaves room for bursts (many sleepers due at once) while keeping
+ * one interrupt to a few tens of microseconds under QEMU.
+ */
+#define TIMER_MAX_PER_IRQ 16
+/* A deferral waits as long as the interrupt ran (Linux's hrtimer hang
+ * protection: the interrupted task gets at least half the CPU), within
+ * these bounds: the clock may not move between two reads on RISC-V
+ * (100 ns resolution), and a host stall inside the interrupt must not
+ * delay the next one for a whole tick. */
+#define TIMER_DEFER_MIN_NS (1 * NSEC_PER_USEC)
+#define TIMER_DEFER_MAX_NS (500 * NSEC_PER_USEC)
 
 void timer_init(struct timer *t, void (*fn)(struct timer *t), void *data)
 {
@@ -76,7 +101,12 @@ void timer_arm(struct timer *t, uint64_t deadline_ns)
 			break;
 	list_add_tail(&t->node, pos);	/* before the first later one */
 	t->cpu = this_cpu()->id;
-	if (q->timers.next == &t->node)
+	/* Inside one of this CPU's callbacks (q->running is only ever set
+	 * there), timer_interrupt() programs the hardware once it is done.
+	 * Arming it here for a time already past would, on x86, leave an
+	 * interrupt pending that no later arming takes back, and the
+	 * deferral would be lost. */
+	if (q->timers.next == &t->node && !q->running)
 		reprogram(q);
 	spin_unlock_raw(&q->lock);
 	arch_irq_restore(flags);
@@ -93,25 +123,60 @@ bool timer_cancel(struct timer *t)
 	return was;
 }
 
+static bool ran_already(struct timer *t, struct timer *const *ran, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (ran[i] == t)
+			return true;
+	return false;
+}
+
+/*
+ * The first timer of @q that was due at @entry, when the interrupt came,
+ * and is not one of the @n in @ran (those already ran in this
+ * interrupt), or NULL.  q->lock held.
+ *
+ * Only what was due at entry: a callback that takes long (a lock whose
+ * holder's vCPU the host preempted) must not let the tick, due again
+ * meanwhile, run twice in one interrupt and keep the CPU from ever
+ * reaching irq_exit's preemption point.  Whatever came due since fires
+ * at the next interrupt, right after.
+ */
+static struct timer *next_due(struct timer_queue *q, uint64_t entry,
+			      struct timer *const *ran, int n)
+{
+	struct list_head *pos;
+
+	list_for_each(pos, &q->timers) {
+		struct timer *t = list_entry(pos, struct timer, node);
+
+		if (t->deadline_ns > entry)
+			return NULL;
+		if (!ran_already(t, ran, n))
+			return t;
+	}
+	return NULL;
+}
+
+/* How long a deferral waits, for an interrupt that started at @entry. */
+static uint64_t timer_defer_ns(uint64_t entry, uint64_t now)
+{
+	return MIN(MAX(now - entry, TIMER_DEFER_MIN_NS), TIMER_DEFER_MAX_NS);
+}
+
 /* The arch calls this from the timer interrupt, irqs off. */
 void timer_interrupt(void)
 {
 	struct cpu *c = this_cpu();
 	struct timer_queue *q = &queues[c->id];
-
-	/* Only what was due when the interrupt came: a callback that takes
-	 * long (a lock whose holder's vCPU the host preempted) must not let
-	 * the tick, due again meanwhile, run twice in one interrupt and
-	 * keep the CPU from ever reaching irq_exit's preemption point. */
-	uint64_t now = arch_clock_ns();
+	struct timer *ran[TIMER_MAX_PER_IRQ], *t;
+	uint64_t entry = arch_clock_ns(), now;
+	int n = 0;
 
 	c->nr_timer_irqs++;
 	spin_lock_raw(&q->lock);
-	while (!list_empty(&q->timers)) {
-		struct timer *t = list_first_entry(&q->timers, struct timer, node);
-
-		if (t->deadline_ns > now)
-			break;
+	while (n < TIMER_MAX_PER_IRQ && (t = next_due(q, entry, ran, n))) {
+		ran[n++] = t;
 		list_del_init(&t->node);
 		WRITE_ONCE(q->running, t);
 		/* Whoever sees cpu == -1 (acquire) also sees running == t,
@@ -122,7 +187,18 @@ void timer_interrupt(void)
 		spin_lock_raw(&q->lock);
 		WRITE_ONCE(q->running, NULL);
 	}
-	reprogram(q);
+	now = arch_clock_ns();
+	t = list_empty(&q->timers) ? NULL
+				   : list_first_entry(&q->timers, struct timer, node);
+	if (t && t->deadline_ns <= now &&
+	    (n == TIMER_MAX_PER_IRQ || ran_already(t, ran, n))) {
+		/* Due, but over the bound or run once already: later.  (One
+		 * that just came due is not held back: reprogram below.) */
+		c->nr_timer_defers++;
+		arch_timer_arm(now + timer_defer_ns(entry, now));
+	} else {
+		reprogram(q);
+	}
 	spin_unlock_raw(&q->lock);
 }
 
@@ -133,6 +209,7 @@ static void tick_fn(struct timer *t)
 
 	if (next <= now)			/* missed ticks: don't replay them */
 		next = now + TICK_NS;
+	this_cpu()->nr_ticks++;
 	scheduler_tick();
 	timer_arm(t, next);
 }

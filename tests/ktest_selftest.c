@@ -3,7 +3,7 @@
  * outcome.  Most cases fail on purpose, so the suite is explicit-only: it
  * runs for `ktest=ktest_selftest` (shell: `test ktest_selftest`), never
  * in "all".  tests/runner.py boots it and checks every result exactly
- * (SELFTEST_EXPECT there): a change here needs the same change there.
+ * (SELFTEST_CHECKS there): a change here needs the same change there.
  *
  * The "# selftest: ..." diagnostic lines are the evidence the runner
  * looks for: a line that proves a case went on (after KEXPECT failures,
@@ -46,14 +46,55 @@ static void skip_with_reason(struct ktest *t)
 	marker("skip_with_reason after KSKIP");
 }
 
-/* Never finishes: the runner must give up after .timeout_ms, report
- * TIMEOUT and go on.  The thread is abandoned, sleeping (not spinning,
- * so it costs the rest of the run nothing). */
+/*
+ * The timeout and the taint.  hang_times_out does not finish in time:
+ * the runner must give up after .timeout_ms, report TIMEOUT and go on.
+ * It and a helper it created (so tagged as its too) keep running,
+ * sleeping, until tainted_pass_passes releases them: past the grace
+ * period, so the two cases between run tainted.  The one that fails is
+ * reported as a SKIP naming the leftovers; the one that passes, as a
+ * pass.  Once they have ended, a failure is a failure again
+ * (helper_assert_fails_case).  Released by a case rather than after a
+ * time, so a slow host cannot change the outcome.
+ */
+static volatile bool release;
+static struct task *hang_task, *linger_task;
+
+static void linger(void *arg)
+{
+	(void)arg;
+	while (!READ_ONCE(release))
+		sleep_ns(10 * NSEC_PER_MSEC);
+}
+
 static void hang_times_out(struct ktest *t)
 {
-	(void)t;
-	for (;;)
-		sleep_ns(100 * NSEC_PER_MSEC);
+	hang_task = current();
+	linger_task = thread_create("selftest-linger", linger, NULL, -1);
+	KASSERT(t, linger_task != NULL);
+	linger(NULL);
+}
+
+/* Fails while hang_times_out's tasks run: a SKIP, "tainted: ...". */
+static void tainted_failure_is_skipped(struct ktest *t)
+{
+	KEXPECT(t, one == two);
+}
+
+/* Passes while tainted: a pass.  Then ends the taint: releases the
+ * tasks and waits until both have ended (the runner reaps the case
+ * thread before the next case; the helper is ours to join). */
+static void tainted_pass_passes(struct ktest *t)
+{
+	uint64_t until = clock_ns() + 5 * NSEC_PER_SEC;
+
+	KASSERT(t, hang_task && linger_task);
+	WRITE_ONCE(release, true);
+	thread_join(linger_task);
+	while (READ_ONCE(hang_task->state) != TASK_DEAD && clock_ns() < until)
+		sleep_ns(NSEC_PER_MSEC);
+	KASSERT(t, READ_ONCE(hang_task->state) == TASK_DEAD);
+	printk("    # selftest: hang_times_out's tasks have ended\n");
 }
 
 static void asserting_helper(void *arg)
@@ -90,6 +131,8 @@ static struct ktest_case selftest_cases[] = {
 	KTEST_CASE(assert_aborts),
 	KTEST_CASE(skip_with_reason),
 	KTEST_CASE_TIMEOUT(hang_times_out, 300),
+	KTEST_CASE(tainted_failure_is_skipped),
+	KTEST_CASE(tainted_pass_passes),
 	KTEST_CASE(helper_assert_fails_case),
 	KTEST_CASE(passes),
 	{ 0 },

@@ -2,7 +2,8 @@
  * mm.c - tests of the page allocator and the kernel heap: randomized
  * alloc/free stress with per-allocation patterns (an overlap or a stray
  * write shows up as a bad pattern), exact free counts afterwards, and
- * exhaustion that must return NULL rather than corrupt anything.
+ * exhaustion that must return NULL rather than corrupt anything, in a
+ * time that does not grow with the RAM.
  */
 #include "ktest.h"
 #include "helpers.h"
@@ -265,13 +266,19 @@ static void kmalloc_impossible_sizes(struct ktest *t)
 }
 
 /*
- * Exhaust the heap (bounded: at most EXHAUST_LIMIT bytes, more than the
- * machine's RAM) with a chain of blocks linked through their first word,
- * then free it all: kmalloc must say NULL, and the heap must be intact.
+ * Exhaust the heap with a chain of blocks linked through their first
+ * word, then free it all: kmalloc must say NULL, and the heap must be
+ * intact.  Its run time must not grow with the RAM (at -m 8G filling it
+ * all took longer than the case's timeout): all but EXHAUST_KEEP pages
+ * are first set aside from the page allocator in whole blocks, untouched
+ * (page_set_aside), so what is exhausted is the real allocator with a
+ * little memory left, and everything is given back at the end.
  */
+/* Pages left to exhaust: 16 MiB, and not a multiple of a big block's
+ * 32 pages, so that small blocks grow slabs until page_alloc() fails. */
+#define EXHAUST_KEEP 4099
 #define EXHAUST_BIG (64 * 1024)
 #define EXHAUST_SMALL 1024
-#define EXHAUST_LIMIT ((uint64_t)4 << 30)
 
 struct chain {
 	struct chain *next;
@@ -279,20 +286,23 @@ struct chain {
 	uint64_t magic;
 };
 
-static void heap_exhaustion_returns_null(struct ktest *t)
+/* Allocate until kmalloc says NULL, big blocks first, then small ones to
+ * fill the gaps; at most @limit bytes (more means kmalloc handed out
+ * memory that was not there).  Returns the chain; *@hit_null, *@total,
+ * *@nblocks say how it ended. */
+static struct chain *exhaust(uint64_t limit, bool *hit_null, uint64_t *total,
+			     size_t *nblocks)
 {
 	struct chain *head = NULL;
-	uint64_t total = 0;
-	size_t nblocks = 0, pages_before = page_free_count();
-	bool hit_null = false;
 	size_t size = EXHAUST_BIG;
 
-	while (total < EXHAUST_LIMIT) {
+	*hit_null = false;
+	while (*total < limit) {
 		struct chain *c = kmalloc(size);
 
 		if (!c) {
 			if (size == EXHAUST_SMALL) {
-				hit_null = true;
+				*hit_null = true;
 				break;
 			}
 			size = EXHAUST_SMALL;	/* fill the gaps too */
@@ -302,9 +312,25 @@ static void heap_exhaustion_returns_null(struct ktest *t)
 		c->size = size;
 		c->magic = (uintptr_t)c ^ 0xfeedface;
 		head = c;
-		total += size;
-		nblocks++;
+		*total += size;
+		(*nblocks)++;
 	}
+	return head;
+}
+
+static void heap_exhaustion_returns_null(struct ktest *t)
+{
+	size_t nblocks = 0, pages_before = page_free_count(), aside;
+	uint64_t total = 0, start = clock_ns(), took;
+	struct chain *head;
+	bool hit_null;
+
+	aside = page_set_aside(EXHAUST_KEEP);
+	/* Left: EXHAUST_KEEP pages, or less than one more block. */
+	KEXPECT(t, pages_before - aside >= MIN(pages_before, EXHAUST_KEEP));
+	KEXPECT(t, pages_before - aside < EXHAUST_KEEP + 1024);
+	head = exhaust((uint64_t)(pages_before - aside) * 2 * PAGE_SIZE,
+		       &hit_null, &total, &nblocks);
 	KEXPECT(t, hit_null);
 	KEXPECT(t, kmalloc(EXHAUST_SMALL) == NULL);
 	while (head) {
@@ -316,11 +342,16 @@ static void heap_exhaustion_returns_null(struct ktest *t)
 		kfree(head);
 		head = next;
 	}
+	page_aside_return();
+	took = clock_ns() - start;
 	KEXPECT_EQ(t, heap_check(), 0);
-	printk("    # exhausted after %zu blocks, %llu KiB; %zu pages free "
-	       "before, %zu after\n", nblocks,
-	       (unsigned long long)(total / 1024), pages_before,
-	       page_free_count());
+	/* All back, but for the slab pages the small blocks grew (the heap
+	 * keeps those). */
+	KEXPECT(t, page_free_count() + EXHAUST_KEEP >= pages_before);
+	printk("    # exhausted after %zu blocks, %llu KiB, with %zu of %zu free "
+	       "pages set aside; %zu pages free after; %llu ms\n", nblocks,
+	       (unsigned long long)(total / 1024), aside, pages_before,
+	       page_free_count(), (unsigned long long)(took / NSEC_PER_MSEC));
 	head = kmalloc(EXHAUST_BIG);
 	KEXPECT(t, head != NULL);
 	kfree(head);
@@ -331,7 +362,7 @@ static struct ktest_case mm_cases[] = {
 	KTEST_CASE_TIMEOUT(page_alloc_stress_all_cpus, 60000),
 	KTEST_CASE_TIMEOUT(heap_random_stress, 30000),
 	KTEST_CASE(kmalloc_impossible_sizes),
-	KTEST_CASE_TIMEOUT(heap_exhaustion_returns_null, 60000),
+	KTEST_CASE(heap_exhaustion_returns_null),
 	{ 0 },
 };
 KTEST_SUITE(mm, mm_cases);

@@ -104,7 +104,32 @@ static const struct bad_input bad[] = {
 	  "3:13: 'prio=3' is not a parameter of class fair" },
 	{ "deadline shorter than runtime",
 	  HEAD "task a deadline runtime=2ms deadline=1ms\n" END,
-	  "3:8: deadline shorter than runtime" },
+	  "3:38: deadline 1ms is shorter than runtime 2ms" },
+	{ "deadline runtime 1us",
+	  HEAD "task a deadline runtime=1us deadline=1us\n" END,
+	  "3:25: runtime 1us is below the minimum 10us" },
+	{ "deadline runtime 1024ns",
+	  HEAD "task a deadline runtime=1024ns deadline=1024ns\n" END,
+	  "3:25: runtime 1024ns is below the minimum 10us" },
+	{ "deadline runtime just below the minimum",
+	  HEAD "task a deadline runtime=9999ns deadline=1ms\n" END,
+	  "3:25: runtime 9999ns is below the minimum 10us" },
+	{ "deadline as period below the minimum",
+	  HEAD "task a deadline runtime=10us deadline=99us\n" END,
+	  "3:39: deadline 99us is below the minimum period 100us (no "
+	  "period=: the deadline is the period)" },
+	{ "deadline period just below the minimum",
+	  HEAD "task a deadline runtime=10us deadline=10us period=99999ns\n"
+	  END, "3:51: period 99999ns is below the minimum period 100us" },
+	{ "deadline period shorter than deadline",
+	  HEAD "task a deadline runtime=1ms deadline=2ms period=1ms\n" END,
+	  "3:49: period 1ms is shorter than deadline 2ms" },
+	{ "deadline period over the maximum",
+	  HEAD "task a deadline runtime=1ms deadline=1ms period=5s\n" END,
+	  "3:49: period 5s is above the maximum period 4s" },
+	{ "deadline runtime 1us in set",
+	  HEAD TASK "    set deadline runtime=1us deadline=1ms\n" END,
+	  "4:26: runtime 1us is below the minimum 10us" },
 	{ "duplicate mutex", "scenario t\nmutex m n m\n",
 	  "2:11: duplicate mutex 'm'" },
 	{ "duplicate task", HEAD TASK "end\n" TASK END,
@@ -295,6 +320,32 @@ static void valid_script_parses_whole(struct ktest *t)
 	scenario_free(s);
 }
 
+/* Deadline parameters right at the limits of sched.h parse, on task
+ * lines and in `set` (one nanosecond outside is in the bad[] table). */
+static void deadline_limits_inclusive(struct ktest *t)
+{
+	static const char src[] =
+		"scenario d\n"
+		"task a deadline runtime=10us deadline=100us\n"
+		"    set deadline runtime=10us deadline=10us period=100us\n"
+		"end\n"
+		"task b deadline runtime=10us deadline=1ms period=4s\n"
+		"end\nend scenario\n";
+	char err[SCN_ERR_LEN];
+	struct scenario *s;
+	int need;
+
+	s = scenario_parse(src, sizeof(src) - 1, 1, err, &need);
+	if (!s)
+		ktest_fail(t, __FILE__, __LINE__, "refused: %s", err);
+	KASSERT(t, s != NULL);
+	KEXPECT_EQ(t, s->tasks[0].sched.attr.dl_runtime, DL_RUNTIME_MIN_NS);
+	KEXPECT_EQ(t, s->tasks[0].sched.attr.dl_period, DL_PERIOD_MIN_NS);
+	KEXPECT_EQ(t, s->tasks[0].steps[0].set.attr.dl_period, DL_PERIOD_MIN_NS);
+	KEXPECT_EQ(t, s->tasks[1].sched.attr.dl_period, DL_PERIOD_MAX_NS);
+	scenario_free(s);
+}
+
 /* A ww script: the class, which mutexes are ww, wwlock's order and the
  * comparison of `assert backoffs`. */
 static void ww_script_parses_whole(struct ktest *t)
@@ -480,6 +531,7 @@ static struct ktest_case scenario_parse_cases[] = {
 	KTEST_CASE(broken_inputs_give_their_error),
 	KTEST_CASE(limits_are_errors),
 	KTEST_CASE(valid_script_parses_whole),
+	KTEST_CASE(deadline_limits_inclusive),
 	KTEST_CASE(ww_script_parses_whole),
 	KTEST_CASE(builtins_parse_under_their_names),
 	KTEST_CASE(run_passes),

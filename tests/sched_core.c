@@ -39,6 +39,17 @@ static void setattr_rejects_invalid(struct ktest *t)
 		  .dl_period = 5000000000ULL },
 		{ .policy = SCHED_DEADLINE, .rt_priority = 1, .dl_runtime = 1000000,
 		  .dl_deadline = 2000000 },
+		/* Just outside the deadline limits (sched.h); the first one
+		 * was accepted once and wedged its CPU. */
+		{ .policy = SCHED_DEADLINE, .dl_runtime = 1024, .dl_deadline = 1024 },
+		{ .policy = SCHED_DEADLINE, .dl_runtime = DL_RUNTIME_MIN_NS - 1,
+		  .dl_deadline = DL_PERIOD_MIN_NS },
+		{ .policy = SCHED_DEADLINE, .dl_runtime = DL_RUNTIME_MIN_NS,
+		  .dl_deadline = DL_PERIOD_MIN_NS - 1 },
+		{ .policy = SCHED_DEADLINE, .dl_runtime = DL_RUNTIME_MIN_NS,
+		  .dl_deadline = DL_RUNTIME_MIN_NS, .dl_period = DL_PERIOD_MIN_NS - 1 },
+		{ .policy = SCHED_DEADLINE, .dl_runtime = DL_RUNTIME_MIN_NS,
+		  .dl_deadline = DL_PERIOD_MIN_NS, .dl_period = DL_PERIOD_MAX_NS + 1 },
 		{ .policy = 3 },
 		{ .policy = -1 },
 	};
@@ -86,6 +97,62 @@ static void spawn_rejects_bad_options(struct ktest *t)
 	if (ncpus < 64)
 		KEXPECT_EQ(t, thread_spawn(&th, "bad-mask", hog, NULL, &o), -EINVAL);
 	KEXPECT_EQ(t, sched_setaffinity(current(), 0), -EINVAL);
+}
+
+static void sleep_until_stop(void *arg)
+{
+	(void)arg;
+	while (!READ_ONCE(stop_flag))
+		sleep_ns(NSEC_PER_MSEC);
+}
+
+/*
+ * The deadline limits at their edges: the values right at them are
+ * accepted by sched_setattr and thread_spawn (the ones just outside are
+ * in setattr_rejects_invalid's table), and thread_spawn refuses what
+ * sched_setattr refuses: runtime == deadline == 1024 ns (accepted once,
+ * it wedged its CPU) is -EINVAL and creates no task.
+ */
+static void setattr_deadline_limits_inclusive(struct ktest *t)
+{
+	static const struct sched_attr edge[] = {
+		{ .policy = SCHED_DEADLINE, .dl_runtime = DL_RUNTIME_MIN_NS,
+		  .dl_deadline = DL_PERIOD_MIN_NS },
+		{ .policy = SCHED_DEADLINE, .dl_runtime = DL_RUNTIME_MIN_NS,
+		  .dl_deadline = DL_RUNTIME_MIN_NS, .dl_period = DL_PERIOD_MIN_NS },
+		{ .policy = SCHED_DEADLINE, .dl_runtime = DL_RUNTIME_MIN_NS,
+		  .dl_deadline = DL_PERIOD_MIN_NS, .dl_period = DL_PERIOD_MAX_NS },
+	};
+	struct sched_attr wedge = { .policy = SCHED_DEADLINE, .dl_runtime = 1024,
+				    .dl_deadline = 1024 };
+	struct sched_attr normal = { .policy = SCHED_NORMAL }, got;
+	struct thread_opts o = { .attr = &wedge };
+	struct task *th = NULL;
+
+	WRITE_ONCE(stop_flag, true);	/* created by mistake: it ends at once */
+	KEXPECT_EQ(t, thread_spawn(&th, "dl-wedge", sleep_until_stop, NULL, &o),
+		   -EINVAL);
+	KEXPECT(t, th == NULL);
+	if (th)
+		thread_join(th);
+	th = NULL;
+	WRITE_ONCE(stop_flag, false);
+	o.attr = &edge[0];
+	KASSERT_EQ(t, thread_spawn(&th, "dl-edge", sleep_until_stop, NULL, &o), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(edge); i++) {
+		int err = sched_setattr(th, &edge[i]);
+
+		if (err)
+			ktest_fail(t, __FILE__, __LINE__,
+				   "edge attribute #%zu: expected 0, got %d", i, err);
+		sched_getattr(th, &got);
+		KEXPECT_EQ(t, got.dl_runtime, edge[i].dl_runtime);
+		KEXPECT_EQ(t, got.dl_period, edge[i].dl_period ? edge[i].dl_period
+							      : edge[i].dl_deadline);
+	}
+	KEXPECT_EQ(t, sched_setattr(th, &normal), 0);
+	WRITE_ONCE(stop_flag, true);
+	thread_join(th);
 }
 
 /* ---- Affinity ----------------------------------------------------- */
@@ -244,6 +311,7 @@ static struct ktest_case sched_core_cases[] = {
 	KTEST_CASE(setattr_rejects_invalid),
 	KTEST_CASE(setattr_nice_roundtrip),
 	KTEST_CASE(spawn_rejects_bad_options),
+	KTEST_CASE(setattr_deadline_limits_inclusive),
 	KTEST_CASE(setaffinity_moves_running_task),
 	KTEST_CASE(affinity_respected_under_churn),
 	KTEST_CASE(stop_one_cpu_runs_there),

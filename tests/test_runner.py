@@ -44,9 +44,30 @@ FAILING = """\
 [cpu3]     # tests/timer.c:80: cpu3: firing #2 was timer 5, want 2
 [cpu0]     # oneshot_fire_in_deadline_order took 70.000 ms
 [cpu0]     not ok 1 oneshot_fire_in_deadline_order
-[cpu0]     # sleep_never_returns_early: no result after 30000 ms, thread abandoned
+[cpu0]     # sleep_never_returns_early: no result after 30000 ms
+[cpu0]     # sleep_never_returns_early: its tasks ended within 3000 ms of the timeout
 [cpu0]     not ok 2 sleep_never_returns_early # TIMEOUT
 [cpu0] not ok 1 timer
+"""
+
+# A case timed out leaving its thread running: the next one failed
+# while it ran, so it is a SKIP "tainted", not a second failure.
+TAINTED = """\
+[cpu0] KTAP version 1
+[cpu0] 1..1
+[cpu0]     KTAP version 1
+[cpu0]     # Subtest: mm
+[cpu0]     1..2
+[cpu0]     # heap_exhaustion_returns_null: no result after 10000 ms
+[cpu0]     # heap_exhaustion_returns_null: still running 3000 ms after the \
+timeout: heap_exhaustion_returns_null; cases are tainted until they end
+[cpu0]     not ok 1 heap_exhaustion_returns_null # TIMEOUT
+[cpu1]     # tests/mm.c:40: expected p != NULL
+[cpu0]     # heap_random_stress took 3.000 ms
+[cpu0]     ok 2 heap_random_stress # SKIP tainted: heap_exhaustion_returns_null \
+left heap_exhaustion_returns_null running
+[cpu0] not ok 1 mm
+[cpu0] # Totals: pass:0 fail:1 skip:1 total:2
 """
 
 CRASHED = """\
@@ -101,6 +122,16 @@ class ParseTests(unittest.TestCase):
         # The elapsed-time diagnostic is not a failure reason.
         self.assertFalse(any("took" in d for d in cases[0].diags))
         self.assertEqual(cases[1].reason, "timeout")
+
+    def test_tainted_case_is_a_skip(self):
+        cases, problems = runner.parse_ktap(TAINTED)
+        self.assertEqual(problems, [])
+        self.assertEqual([(c.name, c.status) for c in cases], [
+            ("heap_exhaustion_returns_null", "FAIL"),
+            ("heap_random_stress", "SKIP")])
+        self.assertEqual(cases[1].reason, "tainted: heap_exhaustion_returns_"
+                         "null left heap_exhaustion_returns_null running")
+        self.assertEqual(cases[1].diags, ["tests/mm.c:40: expected p != NULL"])
 
     def test_crash_gives_missing_results(self):
         cases, problems = runner.parse_ktap(CRASHED)
@@ -178,6 +209,16 @@ class JudgeTests(unittest.TestCase):
         self.assertIn("SKIP x86_64/smp2 spinlock.trylock_other_cpu "
                       "(needs >= 2 CPUs)", out)
 
+    def test_tainted_skip_shows_its_failures(self):
+        tally, out = judged(runner.judge_test,
+                            fake_result("x86_64", "test", TAINTED, 3))
+        self.assertEqual((tally.passed, tally.failed, tally.skipped),
+                         (0, 1, 1))
+        self.assertIn("SKIP x86_64/smp2 mm.heap_random_stress (tainted: "
+                      "heap_exhaustion_returns_null left heap_exhaustion_"
+                      "returns_null running)\n    tests/mm.c:40: expected "
+                      "p != NULL\n", out)
+
     def test_pass_but_failure_status(self):
         tally, out = judged(runner.judge_test,
                             fake_result("riscv64", "test", GOOD, 1))
@@ -228,7 +269,7 @@ SELFTEST_LOG = """\
 [cpu0] 1..1
 [cpu0]     KTAP version 1
 [cpu0]     # Subtest: ktest_selftest
-[cpu0]     1..6
+[cpu0]     1..8
 [cpu1]     # tests/ktest_selftest.c:29: expected one == two
 [cpu1]     # tests/ktest_selftest.c:30: expected one == two (1 vs 2)
 [cpu1]     # selftest: reached the end with 2 failures
@@ -239,23 +280,33 @@ SELFTEST_LOG = """\
 [cpu0]     not ok 2 assert_aborts
 [cpu0]     # skip_with_reason took 0.177 ms
 [cpu0]     ok 3 skip_with_reason # SKIP selftest skip reason
-[cpu0]     # hang_times_out: no result after 300 ms, thread abandoned
-[cpu0]     not ok 4 hang_times_out # TIMEOUT
-[cpu0]     # tests/ktest_selftest.c:63: assertion one == two (1 vs 2)
+[cpu0]     # hang_times_out: no result after 300 ms
+[cpu1]     # hang_times_out: still running 300 ms after the timeout: \
+hang_times_out, selftest-linger; cases are tainted until they end
+[cpu1]     not ok 4 hang_times_out # TIMEOUT
+[cpu1]     # tests/ktest_selftest.c:81: expected one == two
+[cpu1]     # tainted_failure_is_skipped took 0.082 ms
+[cpu1]     ok 5 tainted_failure_is_skipped # SKIP tainted: hang_times_out \
+left hang_times_out, selftest-linger running
+[cpu1]     # selftest: hang_times_out's tasks have ended
+[cpu0]     # tainted_pass_passes took 17.389 ms
+[cpu0]     ok 6 tainted_pass_passes
+[cpu0]     # hang_times_out: its tasks have ended; it taints no more cases
+[cpu0]     # tests/ktest_selftest.c:104: assertion one == two (1 vs 2)
 [cpu1]     # selftest: helper exited with code 1
 [cpu0]     # helper_assert_fails_case took 7.057 ms
-[cpu0]     not ok 5 helper_assert_fails_case
+[cpu0]     not ok 7 helper_assert_fails_case
 [cpu0]     # passes took 3.240 ms
-[cpu0]     ok 6 passes
+[cpu0]     ok 8 passes
 [cpu0] not ok 1 ktest_selftest
-[cpu0] # Totals: pass:1 fail:4 skip:1 total:6
+[cpu0] # Totals: pass:2 fail:4 skip:2 total:8
 [cpu0] kestrel: tests done, 4 failed; powering off
 """
 
 SELFTEST_CHECK_NAMES = [
     "expect_continues", "assert_aborts", "skip_reason", "timeout_reported",
-    "helper_assert", "passes", "no_code_after_abort", "ran_to_end",
-    "exit_status_failure"]
+    "taint_skips_failure", "taint_keeps_pass", "helper_assert", "passes",
+    "no_code_after_abort", "ran_to_end", "exit_status_failure"]
 
 
 def selftest_result(log, arch="x86_64", status=3):
@@ -277,7 +328,7 @@ class SelftestTests(unittest.TestCase):
             self.assertEqual(failed_checks(res), {})
         tally, out = judged(runner.judge_selftest,
                             selftest_result(SELFTEST_LOG))
-        self.assertEqual((tally.passed, tally.failed), (9, 0))
+        self.assertEqual((tally.passed, tally.failed), (11, 0))
         self.assertIn("PASS x86_64/smp2 ktest_selftest.timeout_reported",
                       out)
 
@@ -288,6 +339,41 @@ class SelftestTests(unittest.TestCase):
         self.assertEqual(list(bad), ["timeout_reported"])
         self.assertIn("want 'not ok 4 hang_times_out # TIMEOUT'",
                       bad["timeout_reported"])
+
+    def test_taint_not_applied(self):
+        # The failure after the timeout counted as a failure of its own.
+        log = SELFTEST_LOG.replace(
+            "ok 5 tainted_failure_is_skipped # SKIP tainted: hang_times_out "
+            "left hang_times_out, selftest-linger running",
+            "not ok 5 tainted_failure_is_skipped")
+        self.assertNotEqual(log, SELFTEST_LOG)
+        bad = failed_checks(selftest_result(log))
+        self.assertEqual(list(bad), ["taint_skips_failure"])
+        self.assertIn("want 'ok 5 tainted_failure_is_skipped # SKIP tainted",
+                      bad["taint_skips_failure"])
+
+    def test_taint_that_never_ends(self):
+        # The leftovers were never seen to end: a later real failure
+        # would be hidden as tainted.
+        log = SELFTEST_LOG.replace(
+            "[cpu0]     # hang_times_out: its tasks have ended; it taints no "
+            "more cases\n", "").replace(
+            "not ok 7 helper_assert_fails_case",
+            "ok 7 helper_assert_fails_case # SKIP tainted: hang_times_out "
+            "left hang_times_out running")
+        bad = failed_checks(selftest_result(log))
+        self.assertEqual(list(bad), ["helper_assert"])
+        self.assertIn("taints no more cases", bad["helper_assert"])
+
+    def test_no_grace_report(self):
+        log = SELFTEST_LOG.replace(
+            "[cpu1]     # hang_times_out: still running 300 ms after the "
+            "timeout: hang_times_out, selftest-linger; cases are tainted "
+            "until they end\n", "")
+        self.assertNotEqual(log, SELFTEST_LOG)
+        bad = failed_checks(selftest_result(log))
+        self.assertEqual(list(bad), ["timeout_reported"])
+        self.assertIn("still running", bad["timeout_reported"])
 
     def test_skip_reason_lost(self):
         log = SELFTEST_LOG.replace("# SKIP selftest skip reason", "# SKIP")
@@ -334,7 +420,9 @@ class SelftestTests(unittest.TestCase):
         res = selftest_result(log, status=None)
         res.timed_out = True
         bad = failed_checks(res)
-        self.assertEqual(list(bad), ["timeout_reported", "helper_assert",
+        self.assertEqual(list(bad), ["timeout_reported",
+                                     "taint_skips_failure",
+                                     "taint_keeps_pass", "helper_assert",
                                      "passes", "ran_to_end",
                                      "exit_status_failure"])
         self.assertIn("no result", bad["timeout_reported"])
@@ -350,7 +438,7 @@ class SelftestTests(unittest.TestCase):
     def test_explicit_suite_in_all_fails_the_boot(self):
         log = GOOD.replace("[cpu0] 1..2", "[cpu0] 1..3").replace(
             "[cpu0] # Totals",
-            "\n".join(SELFTEST_LOG.splitlines()[2:24]) + "\n"
+            "\n".join(SELFTEST_LOG.splitlines()[2:-3]) + "\n"
             "[cpu0] not ok 3 ktest_selftest\n[cpu0] # Totals")
         tally, out = judged(runner.judge_test,
                             fake_result("x86_64", "test", log, 3))

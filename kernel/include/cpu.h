@@ -34,6 +34,9 @@ struct cpu {
 	int call_busy;			/* atomic: a smp_call() owns call_* */
 	int call_from;			/* CPU to wake when call_fn is done */
 	uint64_t nr_timer_irqs;		/* statistics for tests and `cpus` */
+	uint64_t nr_timer_defers;	/* interrupts that left due timers
+					   for later (timer.c: the bound) */
+	uint64_t nr_ticks;		/* scheduler ticks run */
 	uint64_t nr_ipis;
 	struct timer_queue *timers;	/* this CPU's one-shot timers */
 	struct arch_cpu arch;		/* arch-private, see arch_impl.h */

@@ -15,7 +15,11 @@
  * the case at once; KSKIP(t, "needs >= 2 CPUs") ends the case as skipped.
  * Each case runs in its own thread with a timeout (default 10 s of
  * kernel time, or .timeout_ms); a case that does not finish is reported
- * "not ok ... # TIMEOUT" and the suite goes on.
+ * "not ok ... # TIMEOUT" and the suite goes on.  Every task a case
+ * creates (directly or not) belongs to it (task->ktest_id); if some
+ * outlive a timeout by a grace period, the cases after it run "tainted"
+ * until they end: a tainted case that fails is reported as
+ * "ok ... # SKIP tainted: <case> left <tasks> running".
  *
  * Suites are placed in the "ktest_suites" linker section.
  *

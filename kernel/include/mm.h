@@ -21,6 +21,18 @@ uintptr_t page_alloc(unsigned order);
 /* Free pages from page_alloc.  Freeing a page that is not allocated, or
  * with the wrong order, panics naming the address. */
 void page_free(uintptr_t pa, unsigned order);
+/*
+ * For tests that must run the allocator dry in a time that does not grow
+ * with the RAM: take free blocks, largest first and without touching
+ * them, off the free lists until what is left to page_alloc() is @keep
+ * pages or a little more (less than @keep plus one more block; all of it
+ * if there is no more).  Returns how many
+ * pages are set aside now (calls add up); page_aside_return() gives them
+ * all back.  Meanwhile every allocation in the kernel sees only what is
+ * left.  Task context.
+ */
+size_t page_set_aside(size_t keep);
+void page_aside_return(void);
 /* Totals in pages, for `cpus`/tests. */
 size_t page_free_count(void);
 size_t page_total_count(void);

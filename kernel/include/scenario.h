@@ -7,6 +7,7 @@
  * docs/scenarios.md; kernel/scenario/ implements it:
  *
  *   parse.c    text -> struct scenario, every static check
+ *   class.c    its class headers (task lines, `set`), with sched.h's limits
  *   run.c      struct scenario -> threads, KTAP results, stopping
  *   ww.c       the wound/wait steps (wwmutex, wwlock, wwunlock, assert
  *              backoffs): their parse and their run

@@ -64,6 +64,27 @@ struct sched_attr {
 	uint64_t dl_period;		/*   period, 0 = dl_deadline */
 };
 
+/*
+ * The range of deadline parameters: DL_RUNTIME_MIN_NS <= dl_runtime <=
+ * dl_deadline <= period, DL_PERIOD_MIN_NS <= period <= DL_PERIOD_MAX_NS,
+ * where period is dl_period, or dl_deadline when dl_period is 0.
+ * sched_setattr() and thread_spawn() refuse anything else with -EINVAL,
+ * the scenario parser with a line:column error naming the field.
+ *
+ * Each period costs the task's CPU a replenishment interrupt, a budget
+ * interrupt and two switches, about 10 us under QEMU (TCG), and that
+ * time is charged to the budget.  With a budget under 10 us the task
+ * would hardly run, and its timers would come due again before the
+ * interrupt that armed them had returned: with 1024 ns (the old limit)
+ * the timer interrupt never returned and the CPU wedged.  The minimum
+ * period is Linux's (sysctl_sched_dl_period_min, 100 us): it bounds the
+ * interrupt load of one task to two per 100 us.  The maximum is Linux's
+ * default too, and lets two periods multiply in 64 bits (deadline.c).
+ */
+#define DL_RUNTIME_MIN_NS (10 * NSEC_PER_USEC)
+#define DL_PERIOD_MIN_NS (100 * NSEC_PER_USEC)
+#define DL_PERIOD_MAX_NS (4 * NSEC_PER_SEC)
+
 #include "sched_fair.h"		/* struct sched_entity, struct cfs_rq */
 #include "sched_rt.h"		/* struct sched_rt_entity, struct rt_rq */
 #include "sched_dl.h"		/* struct sched_dl_entity, struct dl_rq */
@@ -132,6 +153,10 @@ struct task {
 	int exit_code;
 	struct task *joiner;		/* task sleeping in thread_join */
 	bool detached;			/* freed at exit instead of joined */
+	unsigned ktest_id;		/* the test case it belongs to: set
+					   for a case's thread, inherited by
+					   every task created by a tagged one
+					   (kernel/ktest.c); 0: none */
 	struct list_head all_node;	/* all_tasks list (tasks_lock) */
 	struct list_head rq_node;	/* on rq->tasks while queued (rq->lock) */
 
@@ -168,10 +193,10 @@ struct rq {
 	uint64_t clock_ns;		/* updated by update_rq_clock() */
 	bool clock_stale;		/* lock waited for since (core.c) */
 	uint64_t nr_switches;
-	uint64_t nr_ticks;		/* scheduler ticks that interrupted
+	uint64_t nr_preempt_ticks;	/* scheduler ticks that interrupted
 					   preemptible code (sched_verify) */
 	uint64_t pick_ns;		/* when rq->donor last changed */
-	uint64_t pick_ticks;		/* nr_ticks then */
+	uint64_t pick_ticks;		/* nr_preempt_ticks then */
 	struct task *prev;		/* set across a switch, see core.c */
 };
 
@@ -316,7 +341,8 @@ bool wake_up(struct task *p);
 /*
  * Change @p's policy and parameters (see struct sched_attr).  Takes
  * effect at once, also for a running or queued task.  Returns 0, -EINVAL
- * for an invalid or inconsistent attribute (never clamped), -EBUSY when
+ * for an invalid or inconsistent attribute (never clamped; deadline
+ * parameters outside DL_RUNTIME_MIN_NS etc., above), -EBUSY when
  * deadline admission control refuses the bandwidth.  Task context.
  */
 int sched_setattr(struct task *p, const struct sched_attr *attr);

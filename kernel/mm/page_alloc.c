@@ -24,6 +24,10 @@
 
 static spinlock_t lock = SPINLOCK_INIT("page_alloc");
 static struct list_head free_list[MAX_ORDER + 1];
+/* Free blocks set aside (page_set_aside): off the free lists, with meta
+ * 0 so that no buddy merges with them and page_free refuses them. */
+static struct list_head aside[MAX_ORDER + 1];
+static size_t nr_aside;
 static uint8_t *meta;			/* one byte per page of [base_pfn, end_pfn) */
 static uintptr_t base_pfn, end_pfn;
 static size_t nr_free, nr_total;
@@ -88,8 +92,10 @@ void page_alloc_init(struct boot_info *bi)
 	uintptr_t meta_pa;
 	size_t meta_bytes;
 
-	for (int i = 0; i <= MAX_ORDER; i++)
+	for (int i = 0; i <= MAX_ORDER; i++) {
 		list_init(&free_list[i]);
+		list_init(&aside[i]);
+	}
 	for (int i = 0; i < bi->nmem; i++) {
 		lo = MIN(lo, bi->mem[i].base);
 		hi = MAX(hi, bi->mem[i].base + bi->mem[i].size);
@@ -171,6 +177,46 @@ void page_free(uintptr_t pa, unsigned order)
 	memset((void *)pa, 0x6b, PAGE_SIZE << order);
 	__free(pfn, order);
 	nr_free += 1UL << order;
+	spin_unlock(&lock, flags);
+}
+
+size_t page_set_aside(size_t keep)
+{
+	unsigned long flags = spin_lock(&lock);
+	size_t n;
+
+	/* Largest blocks first: few moves, whatever the RAM size.  The
+	 * pages are not touched (not zeroed, not poisoned). */
+	for (int o = MAX_ORDER; o >= 0; o--) {
+		while (!list_empty(&free_list[o]) && nr_free >= keep + (1UL << o)) {
+			uintptr_t pfn = (uintptr_t)free_list[o].next >> PAGE_SHIFT;
+
+			list_del_init(node_of(pfn));
+			*meta_of(pfn) = 0;
+			list_add(node_of(pfn), &aside[o]);
+			nr_free -= 1UL << o;
+			nr_aside += 1UL << o;
+		}
+	}
+	n = nr_aside;
+	spin_unlock(&lock, flags);
+	return n;
+}
+
+void page_aside_return(void)
+{
+	unsigned long flags = spin_lock(&lock);
+
+	for (int o = 0; o <= MAX_ORDER; o++) {
+		while (!list_empty(&aside[o])) {
+			uintptr_t pfn = (uintptr_t)aside[o].next >> PAGE_SHIFT;
+
+			list_del_init(node_of(pfn));
+			__free(pfn, o);
+			nr_free += 1UL << o;
+		}
+	}
+	nr_aside = 0;
 	spin_unlock(&lock, flags);
 }
 

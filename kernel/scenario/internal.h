@@ -1,8 +1,9 @@
 /*
  * internal.h - what the scenario parser's parts share: lex.c (lines,
- * words, numbers, durations, names; the error), parse.c (statements,
- * steps, the checks that need the whole script) and the parse half of
- * ww.c (the wound/wait statements and steps).
+ * words, numbers, durations, names; the error), class.c (class headers
+ * of task lines and `set`), parse.c (statements, steps, the checks that
+ * need the whole script) and the parse half of ww.c (the wound/wait
+ * statements and steps).
  */
 #ifndef SCENARIO_INTERNAL_H
 #define SCENARIO_INTERNAL_H
@@ -53,12 +54,27 @@ bool number(struct parser *p, const char *s, int col, bool neg_ok,
 	    long long min, long long max, const char *what, long long *v);
 /* "20ms" -> ns, at most SCN_MAX_NS. */
 bool duration(struct parser *p, const char *s, int col, uint64_t *ns);
+/* @ns as the script would write it, in the largest unit that divides it
+ * ("10us", "1500ns", "4s"); returns @buf. */
+char *duration_str(uint64_t ns, char *buf, size_t len);
 /* Letters, digits, '_' and '-', not starting with a digit, short. */
 bool name_ok(struct parser *p, const char *s, int col);
 int find_name(char (*names)[SCN_NAME_MAX], int n, const char *s);
 /* The next line into p->raw, p->buf and p->w; false at the end of the
  * script or on a bad line (too long, a byte that is not text). */
 bool next_line(struct parser *p);
+
+/* class.c: class headers */
+/* "0,2,3" (or, unless @one, "all") -> *@mask of the scenario's CPUs. */
+bool cpu_list(struct parser *p, const char *v, int col, bool one,
+	      uint64_t *mask);
+/* "fair", "rt", "deadline" -> SCHED_NORMAL, SCHED_FIFO, SCHED_DEADLINE;
+ * -1 for anything else. */
+int class_policy(const char *c);
+/* Words from @i: [CLASS params] [cpu=N | cpus=LIST] [start=D] into @sc
+ * (start only if @start: a task line; `set` passes NULL). */
+bool class_header(struct parser *p, int i, struct scn_sched *sc,
+		  uint64_t *start);
 
 /* parse.c, for ww.c */
 /* Index of the mutex named by word @i, or -1 (error reported). */

@@ -106,6 +106,21 @@ bool duration(struct parser *p, const char *s, int col, uint64_t *ns)
 		       "or s)", s);
 }
 
+char *duration_str(uint64_t ns, char *buf, size_t len)
+{
+	static const struct { const char *unit; uint64_t div; } units[] = {
+		{ "s", NSEC_PER_SEC }, { "ms", NSEC_PER_MSEC },
+		{ "us", NSEC_PER_USEC }, { "ns", 1 },
+	};
+	size_t i = 0;
+
+	while (ns && ns % units[i].div)
+		i++;
+	snprintf(buf, len, "%llu%s", (unsigned long long)(ns / units[i].div),
+		 ns ? units[i].unit : "ns");
+	return buf;
+}
+
 bool name_ok(struct parser *p, const char *s, int col)
 {
 	if (strlen(s) >= SCN_NAME_MAX)

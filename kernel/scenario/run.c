@@ -16,9 +16,13 @@
  * up to the limit plus SCN_GRACE_NS, and if that runs out first (the
  * controller late on a busy host) it stays as it was, still waiting for
  * the mutex in the picture and holding its own, until told to stop: the
- * picture cannot miss it.  Every task releases what it holds, newest first,
- * and ends; the controller joins them all, restores the locking mode and
- * its own attributes, and the next scenario can run.
+ * picture cannot miss it.  A deadline task that has spent its budget
+ * cannot run, so cannot see r->abort, until its next period (up to 4 s
+ * away): the controller moves every deadline task left to SCHED_NORMAL
+ * (stop_deadline_tasks()), which makes a throttled one runnable at once.
+ * Every task releases what it holds, newest first, and ends; the
+ * controller joins them all, restores the locking mode and its own
+ * attributes, and the next scenario can run.
  *
  * Each assertion prints its own result line as it is reached; one that
  * is never reached (the scenario was stopped first) is reported as a
@@ -35,6 +39,7 @@
 #include <string.h>
 
 #define SCN_STOP_NS (2 * NSEC_PER_SEC)	/* to end once told to stop */
+#define SCN_STOP_LOOK_NS (10 * NSEC_PER_MSEC)	/* stop_deadline_tasks again */
 
 static int scn_busy;			/* atomic: a scenario runs */
 
@@ -606,6 +611,43 @@ static void wake_all(struct scn_run *r)
 	preempt_enable();
 }
 
+/*
+ * Move every task of the stopped run that is still in the deadline class
+ * to SCHED_NORMAL, so that one throttled until its next period runs now
+ * (switched_from_dl() ends the throttle) and ends.  r->abort is set.
+ */
+static void stop_deadline_tasks(struct scn_run *r)
+{
+	static const struct sched_attr fair = { .policy = SCHED_NORMAL };
+
+	for (int i = 0; i < r->ntasks; i++) {
+		struct task *p = r->tr[i].task;
+
+		/* ended: it is past its last step, or gone (never joined
+		 * before this returns, so p is still valid). */
+		if (!READ_ONCE(r->tr[i].ended) &&
+		    READ_ONCE(p->policy) == SCHED_DEADLINE)
+			sched_setattr(p, &fair);
+	}
+}
+
+/*
+ * After the stop: wait until every task has ended or @until.  Deadline
+ * tasks are moved out of their class now and every SCN_STOP_LOOK_NS
+ * while waiting: a `set` step that was under way when r->abort was set
+ * may have put one back there.
+ */
+static void wait_stopped(struct scn_run *r, uint64_t until)
+{
+	uint64_t now;
+
+	while (!all_ended(r, 0) && (now = clock_ns()) < until) {
+		stop_deadline_tasks(r);
+		scn_sleep(r, MIN(until, now + SCN_STOP_LOOK_NS), all_ended, 0,
+			  false);
+	}
+}
+
 static bool setup(struct scn_run *r, struct sched_attr *saved, int *mode)
 {
 	static const struct sched_attr top = {
@@ -731,8 +773,8 @@ int scenario_run(const struct scenario *s, int idx, struct scn_result *res)
 		smp_mb();
 		wake_all(r);
 		/* From now, too: this thread may be late itself. */
-		scn_sleep(r, MAX(r->deadline + SCN_GRACE_NS, clock_ns()) +
-			  SCN_STOP_NS, all_ended, 0, false);
+		wait_stopped(r, MAX(r->deadline + SCN_GRACE_NS, clock_ns()) +
+			     SCN_STOP_NS);
 		res->stuck = !all_ended(r, 0);
 	}
 	if (res->stuck) {

@@ -451,7 +451,7 @@ static void __schedule(int mode)
 		update_rq_clock(rq);
 	if (rq->donor != prev_donor) {
 		rq->pick_ns = rq->clock_ns;
-		rq->pick_ticks = rq->nr_ticks;
+		rq->pick_ticks = rq->nr_preempt_ticks;
 	}
 	if (next != rq->donor)		/* a proxy (not idle with idle) */
 		proxy_check_pick(rq, rq->donor, next);
@@ -813,7 +813,7 @@ void scheduler_tick(void)
 	 * this interrupt's way out if it was asked to (sched_verify's
 	 * ticks rule counts these: the CPU had its chance). */
 	if (rq->cpu->preempt_count == HARDIRQ_OFFSET + 1)	/* + rq->lock */
-		rq->nr_ticks++;
+		rq->nr_preempt_ticks++;
 	rq->donor->sched_class->task_tick(rq, rq->donor);
 	/* Every class looks for work to push at every tick, whatever runs
 	 * here: a push is never left to one trigger that may be missed. */

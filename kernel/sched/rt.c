@@ -188,7 +188,10 @@ static void enqueue_task_rt(struct rq *rq, struct task *p, int flags)
 	p->rt.level = prio;
 	if (p->rt.time_slice_ns == 0 || p->rt.time_slice_ns > rt_rr_slice_ns)
 		p->rt.time_slice_ns = READ_ONCE(rt_rr_slice_ns);
-	p->rt.migratory = (cpus & (cpus - 1)) != 0;
+	/* A blocked donor (moved here with its chain, or lent) may move on
+	 * with its chain wherever its owner may run, whatever its own
+	 * affinity (task_blocked_rt). */
+	p->rt.migratory = (cpus & (cpus - 1)) != 0 || proxy_blocked(p);
 	rt->rt_nr_migratory += p->rt.migratory;
 	rt->rt_nr_running++;
 	add_nr_running(rq, 1);

@@ -14,8 +14,6 @@
 
 #define SLICE_MIN_NS (100 * NSEC_PER_USEC)
 #define SLICE_MAX_NS (100 * NSEC_PER_MSEC)
-#define DL_RUNTIME_MIN_NS 1024ULL		/* as Linux: 1 << DL_SCALE */
-#define DL_PERIOD_MAX_NS (4 * NSEC_PER_SEC)	/* as Linux's default limit */
 
 /* Every rule an attribute must satisfy; never clamps. */
 static int attr_valid(const struct sched_attr *a)
@@ -40,8 +38,10 @@ static int attr_valid(const struct sched_attr *a)
 
 		if (a->nice || a->rt_priority || a->slice_ns)
 			return -EINVAL;
+		/* The limits and why: sched.h, DL_RUNTIME_MIN_NS. */
 		if (a->dl_runtime < DL_RUNTIME_MIN_NS || a->dl_deadline < a->dl_runtime ||
-		    period < a->dl_deadline || period > DL_PERIOD_MAX_NS)
+		    period < a->dl_deadline || period < DL_PERIOD_MIN_NS ||
+		    period > DL_PERIOD_MAX_NS)
 			return -EINVAL;
 		return 0;
 	}

@@ -68,7 +68,7 @@ struct window {
 	uint64_t busy0, samples0;	/* sv.st counters when it began */
 	int report;			/* its report slot, -1: none */
 	bool seen, missed;
-	uint32_t ticks0[NR_CPUS];	/* rq->nr_ticks when it began */
+	uint32_t ticks0[NR_CPUS];	/* rq->nr_preempt_ticks when it began */
 	uint32_t src_ticks0;		/* src's, when it arrived there */
 };
 
@@ -275,7 +275,7 @@ static void see(struct task *w, int src, int target, uint64_t now)
 		lower = sv.prev_sample_ns ? sv.prev_sample_ns : now - sv.period_ns;
 		win->start_ns = start < lower ? lower : start > now ? now : start;
 		for (int c = 0; c < ncpus; c++)
-			win->ticks0[c] = (uint32_t)cpu_rq(c)->nr_ticks;
+			win->ticks0[c] = (uint32_t)cpu_rq(c)->nr_preempt_ticks;
 		win->src = src;
 		win->src_ticks0 = win->ticks0[src];
 		win->busy0 = sv.st.busy;
@@ -286,7 +286,7 @@ static void see(struct task *w, int src, int target, uint64_t now)
 		 * running: the window goes on, and its new CPU gets its own
 		 * chance. */
 		win->src = src;
-		win->src_ticks0 = (uint32_t)cpu_rq(src)->nr_ticks;
+		win->src_ticks0 = (uint32_t)cpu_rq(src)->nr_preempt_ticks;
 		win->moves++;
 	}
 	if (!win->nseen || win->target != target)
@@ -360,8 +360,8 @@ static bool past_bound(struct window *win, uint64_t now)
 		return now - win->start_ns > sv.bound_ns;
 	if (src == dst && src->pick_ticks > base)
 		base = src->pick_ticks;
-	return src->nr_ticks - base >= SCHED_VERIFY_TICKS &&
-	       dst->nr_ticks - win->ticks0[win->target] >= SCHED_VERIFY_TICKS;
+	return src->nr_preempt_ticks - base >= SCHED_VERIFY_TICKS &&
+	       dst->nr_preempt_ticks - win->ticks0[win->target] >= SCHED_VERIFY_TICKS;
 }
 
 /* ---- Reports ------------------------------------------------------------ */
@@ -408,8 +408,8 @@ static void write_report(struct report *r, struct window *win, uint64_t now,
 	    (unsigned long long)now,
 	    (unsigned long long)((now - win->start_ns) / NSEC_PER_USEC),
 	    win->moves,
-	    (unsigned long long)(cpu_rq(src)->nr_ticks - win->src_ticks0), src,
-	    (unsigned long long)(cpu_rq(win->target)->nr_ticks -
+	    (unsigned long long)(cpu_rq(src)->nr_preempt_ticks - win->src_ticks0), src,
+	    (unsigned long long)(cpu_rq(win->target)->nr_preempt_ticks -
 				 win->ticks0[win->target]), win->target);
 	OUT("seen in %u of %llu samples since it opened (%llu more given up)\n",
 	    win->nseen, (unsigned long long)(sv.st.samples - win->samples0 + 1),
@@ -436,7 +436,7 @@ static void write_report(struct report *r, struct window *win, uint64_t now,
 		if (!READ_ONCE(cpus[c].online))
 			continue;
 		OUT("cpu%d: %llu ticks, %llu switches, preempt %#x: curr %s donor ",
-		    c, (unsigned long long)rq->nr_ticks,
+		    c, (unsigned long long)rq->nr_preempt_ticks,
 		    (unsigned long long)rq->nr_switches,
 		    READ_ONCE(cpus[c].preempt_count), rq->curr->name);
 		len = describe_task(r, len, rq->donor);
