@@ -40,11 +40,23 @@ struct task *px_spawn_on(struct ktest *t, const char *name, int cpu,
 /* Proxy mode, the caller FIFO 99 on @cpu.  False: failed (reported). */
 bool px_begin(struct ktest *t, int cpu)
 {
+	return px_begin_mode(t, cpu, LOCKING_PROXY);
+}
+
+bool px_begin_mode(struct ktest *t, int cpu, enum locking_mode mode)
+{
 	struct sched_attr a = { .policy = SCHED_FIFO, .rt_priority = 99 };
+	int err;
 
 	px_saved_mode = locking_mode;
-	if (locking_set_mode("proxy") != 0 ||
-	    sched_setaffinity(current(), 1ULL << cpu) != 0 ||
+	err = locking_set_mode(locking_mode_name(mode));
+	if (err) {
+		ktest_fail(t, __FILE__, __LINE__, "locking_set_mode(%s): %d "
+			   "(%d tasks wait on mutexes)", locking_mode_name(mode),
+			   err, __atomic_load_n(&mutex_nr_blocked, __ATOMIC_SEQ_CST));
+		return false;
+	}
+	if (sched_setaffinity(current(), 1ULL << cpu) != 0 ||
 	    sched_setattr(current(), &a) != 0) {
 		ktest_fail(t, __FILE__, __LINE__, "cannot set up on cpu%d", cpu);
 		return false;
@@ -52,13 +64,13 @@ bool px_begin(struct ktest *t, int cpu)
 	return true;
 }
 
-void px_end(void)
+int px_end(void)
 {
 	struct sched_attr a = { .policy = SCHED_NORMAL };
 
 	sched_setattr(current(), &a);
 	sched_setaffinity(current(), ~0ULL);
-	locking_set_mode(locking_mode_name(px_saved_mode));
+	return locking_set_mode(locking_mode_name(px_saved_mode));
 }
 
 /* Wait (sleeping, so lower priorities run) until *flag is set. */
@@ -68,10 +80,18 @@ void px_wait_flag(volatile int *flag)
 		sleep_ns(MS / 2);
 }
 
+/* Is @p blocked on @m (NULL: any mutex) and off every CPU?  One look. */
+bool px_blocked_on(struct task *p, struct mutex *m)
+{
+	struct mutex *on = READ_ONCE(p->blocked_on);
+
+	return (m ? on == m : on != NULL) && !READ_ONCE(p->on_cpu);
+}
+
 /* Wait until @p is blocked on a mutex and off every CPU. */
 void px_wait_blocked(struct task *p)
 {
-	while (!READ_ONCE(p->blocked_on) || READ_ONCE(p->on_cpu))
+	while (!px_blocked_on(p, NULL))
 		sleep_ns(MS / 2);
 }
 

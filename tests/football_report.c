@@ -1,0 +1,143 @@
+/*
+ * football_report.c - what the football suite's referee reports
+ * (football.c plays the game): per case the rounds, the ball, the
+ * checker's samples, windows and misses, and the first foul as the
+ * offence saw it, with the scheduler trace that led to it.
+ */
+#include "football.h"
+#include "sched.h"
+#include "trace.h"
+#include "string.h"
+#include <printf.h>
+#include "../kernel/sched/internal.h"
+
+#define FB_TRACE_BEFORE (3 * MS)	/* the trace printed before a foul */
+#define FB_TRACE_AFTER (MS / 2)		/*   and after it */
+#define FB_TRACE_LINES 100		/*   at most, the last ones */
+
+/* Our task @p's name ("fb-L3", "referee", "idle" or "other").  Only
+ * pointers are compared: a task not ours may be gone already. */
+static const char *who(struct game *g, struct task *p, int cpu)
+{
+	if (p == g->referee)
+		return "referee";
+	if (p == cpu_rq(cpu)->idle)
+		return "idle";
+	for (int i = 0; i < g->n; i++) {
+		struct chain *ch = &g->ch[i];
+
+		if (p == ch->l)
+			return ch->l->name;
+		if (p == ch->m)
+			return ch->m->name;
+		if (p == ch->h)
+			return ch->h->name;
+		if (p == g->off[i].p)
+			return g->off[i].p->name;
+	}
+	return "other";
+}
+
+/* The first foul of a case, as the offence task saw it: what every CPU
+ * ran (racy reads: a picture, the checker's report is the exact one). */
+void fb_note_foul(struct game *g, struct offence *o, int r)
+{
+	size_t len;
+	int waiting = 0;
+
+	if (__atomic_exchange_n(&g->foul_taken, 1, __ATOMIC_ACQ_REL))
+		return;
+	g->foul_ns = clock_ns();
+	for (int i = 0; i < g->n; i++)
+		waiting += fb_chain_waits(g, &g->ch[i]);
+	len = snprintf(g->foul, FB_FOUL_LEN, "round %d, %llu us into the game: "
+		       "%s ran on cpu%d while %d chains waited;", r,
+		       (unsigned long long)((clock_ns() - g->kickoff_ns) / 1000),
+		       o->p->name, smp_processor_id(), waiting);
+	for (int k = 0; k < g->n && len < FB_FOUL_LEN; k++) {
+		int c = g->cpu_ids[k];
+		struct task *curr = READ_ONCE(cpu_rq(c)->curr);
+		struct task *donor = READ_ONCE(cpu_rq(c)->donor);
+
+		len += snprintf(g->foul + len, FB_FOUL_LEN - len, " cpu%d %s", c,
+				who(g, curr, c));
+		if (donor != curr && len < FB_FOUL_LEN)
+			len += snprintf(g->foul + len, FB_FOUL_LEN - len,
+					" for %s", who(g, donor, c));
+	}
+}
+
+/* The scheduler trace (every CPU) around the first foul, the last
+ * FB_TRACE_LINES events of it: how the chain came to wait. */
+static void print_foul_trace(uint64_t at)
+{
+	static struct trace_event ev;	/* too big for a stack; one case runs */
+	uint64_t from = at - FB_TRACE_BEFORE, to = at + FB_TRACE_AFTER;
+	uint64_t n = 0, skip;
+	struct trace_snapshot *s = trace_snapshot();
+
+	if (!s)
+		return;
+	while (trace_snapshot_next(s, &ev))
+		n += ev.ts >= from && ev.ts <= to;
+	trace_snapshot_free(s);
+	if (!n || !(s = trace_snapshot()))
+		return;
+	skip = n > FB_TRACE_LINES ? n - FB_TRACE_LINES : 0;
+	printk("# trace from %llu us before the first foul to %llu us after "
+	       "(%llu events%s; the foul at %llu):\n",
+	       (unsigned long long)(FB_TRACE_BEFORE / 1000),
+	       (unsigned long long)(FB_TRACE_AFTER / 1000), (unsigned long long)n,
+	       skip ? ", the last ones" : "", (unsigned long long)at);
+	while (trace_snapshot_next(s, &ev)) {
+		if (ev.ts < from || ev.ts > to || (skip && skip--))
+			continue;
+		printk("#   %llu %d %s\n", (unsigned long long)ev.ts, ev.cpu,
+		       ev.line);
+	}
+	trace_snapshot_free(s);
+}
+
+/* The case's figures: rounds, ball, the checker's view of the case, and
+ * the first foul with the trace before it. */
+void fb_report(struct game *g)
+{
+	const struct sched_verify_stats *a = &g->st0, *b = &g->st1;
+	uint64_t closed = b->closed - a->closed;
+	int served = 0;
+	char longest[48];
+
+	for (int i = 0; i < g->n; i++)
+		served += g->ch[i].served_games;
+	/* The checker keeps one longest window since it started: if it grew
+	 * during the case it is the case's, otherwise only a bound. */
+	if (b->worst_ns > a->worst_ns)
+		snprintf(longest, sizeof(longest), "%llu us",
+			 (unsigned long long)(b->worst_ns / 1000));
+	else if (closed)
+		snprintf(longest, sizeof(longest), "<= %llu us",
+			 (unsigned long long)(a->worst_ns / 1000));
+	else
+		strlcpy(longest, "none", sizeof(longest));
+	printk("# %s/%s: %d chains, %d of %d rounds, ball %llu, holders served "
+	       "in %d of %d games%s\n", locking_mode_name(g->mode), g->v->name,
+	       g->n, g->rounds, FB_ROUNDS, (unsigned long long)g->ball, served,
+	       g->n * g->rounds, g->unsettled ? ", some defence never set" : "");
+	printk("# checker: %llu samples, %llu windows (%llu during games), "
+	       "mean %llu us, longest %s, %llu misses (%llu during games)\n",
+	       (unsigned long long)(b->samples - a->samples),
+	       (unsigned long long)(b->windows - a->windows),
+	       (unsigned long long)g->game_windows,
+	       (unsigned long long)(closed ? (b->total_ns - a->total_ns) /
+				    closed / 1000 : 0), longest,
+	       (unsigned long long)(b->misses - a->misses),
+	       (unsigned long long)g->game_misses);
+	if (g->v->deadline_high)
+		printk("# high tasks throttled %llu times (no foul counted "
+		       "meanwhile)\n", (unsigned long long)g->throttled);
+	if (g->foul_taken)
+		printk("# first foul: %s\n", g->foul);
+	/* none: the inversion is expected, its trace says nothing new. */
+	if (g->foul_taken && g->mode != LOCKING_NONE)
+		print_foul_trace(g->foul_ns);
+}
