@@ -438,9 +438,10 @@ int __mutex_lock_slowpath(struct mutex *m, uint64_t timeout_ns,
 	}
 
 	for (;;) {
-		bool first, spin;
+		bool first, spin, marked;
 
-		woken |= mutex_prepare_sleep(curr, m);
+		marked = mutex_prepare_sleep(curr, m);
+		woken |= marked;
 		if (__mutex_trylock(m, curr, TRACE_ACQ_WAIT))
 			break;
 		if (ww_ctx && (ret = __ww_mutex_check_kill(m, &w)))
@@ -466,8 +467,13 @@ int __mutex_lock_slowpath(struct mutex *m, uint64_t timeout_ns,
 		if (spin)
 			mutex_prepare_spin(curr, m);
 		wake_q_unlock(&q, &m->wait_lock, flags);
-		if (inherit && !walked) {
-			pi_walk_from(m);	/* the owner inherits from us */
+		/* The owner inherits from us: walk once on arrival, and again
+		 * after each wakeup that found no lock, because a walk that
+		 * reached us while we were a woken waiter (PROXY_WAKING) had
+		 * to stop here, so a boost we received meanwhile has not gone
+		 * on to the owner (football.inherit_woken_mid). */
+		if (inherit && (!walked || marked)) {
+			pi_walk_from(m);
 			walked = true;
 		}
 		if (spin) {
