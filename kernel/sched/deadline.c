@@ -387,9 +387,13 @@ static void pull_dl_task(struct rq *rq)
 			continue;
 		double_lock_balance(rq, src);
 		p = src->dl.dl_nr_running > 1 ? pick_pushable(src, this_cpu, &c) : NULL;
-		/* Skip a task that is about to preempt its own CPU anyway. */
-		if (p && dl_runs_first_on(rq, p->dl.deadline) &&
-		    !(src->dl.running && p->dl.deadline < src->dl.running->dl.deadline)) {
+		/* Taken even if it is about to preempt its own CPU (Linux
+		 * skips those): that CPU's pick may be an IPI and a vCPU
+		 * stall away, while ours is now, and the task it preempts
+		 * would then have to come here anyway: a chain pushed away
+		 * by a short deadline task comes back when that task
+		 * sleeps (football.proxy_deadline_high). */
+		if (p && dl_runs_first_on(rq, p->dl.deadline)) {
 			proxy_chain_move(src, rq, &c);
 			trace_migrate_chain(c.task, c.n, cpu, this_cpu,
 					    TRACE_MIG_PULL);

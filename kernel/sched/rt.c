@@ -509,9 +509,11 @@ static void pull_rt_task(struct rq *rq)
 		/* A deadline task runnable here (it may have come while our
 		 * lock was dropped) runs first: the task would wait here. */
 		p = rq->dl.dl_nr_running ? NULL : rt_pick_pushable(src, self, &c);
-		/* Skip a task that is about to preempt its own CPU. */
-		if (p && p->prio < rq->rt.highest_prio &&
-		    !rt_preempts(src, p)) {
+		/* Taken even if it is about to preempt its own CPU (Linux
+		 * skips those): that CPU's pick may be an IPI and a vCPU
+		 * stall away, while ours is now, and its current task would
+		 * then have to come here anyway (football.*deadline_high). */
+		if (p && p->prio < rq->rt.highest_prio) {
 			proxy_chain_move(src, rq, &c);
 			trace_migrate_chain(c.task, c.n, cpu_of(src), self,
 					    TRACE_MIG_PULL);
