@@ -85,4 +85,9 @@ bool fb_chain_waits(struct game *g, struct chain *ch);
 void fb_note_foul(struct game *g, struct offence *o, int r);
 /* football_report.c: print the case's figures and its first foul. */
 void fb_report(struct game *g);
+/* football_report.c: the case's verdict (@joined: every player exited;
+ * @blocked0: mutex_nr_blocked before it; @own_checker: the case started
+ * sched_verify). */
+void fb_judge(struct ktest *t, struct game *g, bool joined, int blocked0,
+	      bool own_checker);
 #endif

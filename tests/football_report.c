@@ -2,7 +2,8 @@
  * football_report.c - what the football suite's referee reports
  * (football.c plays the game): per case the rounds, the ball, the
  * checker's samples, windows and misses, and the first foul as the
- * offence saw it, with the scheduler trace that led to it.
+ * offence saw it, with the scheduler trace that led to it; and the
+ * case's verdict.
  */
 #include "football.h"
 #include "sched.h"
@@ -140,4 +141,47 @@ void fb_report(struct game *g)
 	/* none: the inversion is expected, its trace says nothing new. */
 	if (g->foul_taken && g->mode != LOCKING_NONE)
 		print_foul_trace(g->foul_ns);
+}
+
+/*
+ * The verdict.  proxy and inherit: the offence never scored; none: it
+ * did (the inversion the referee has to see).  Every mode: every round
+ * played, every chain completed each round (its holder served its high
+ * task at least once, but for none), no miss of the checker, nothing
+ * left held or blocked.
+ */
+void fb_judge(struct ktest *t, struct game *g, bool joined, int blocked0,
+	      bool own_checker)
+{
+	uint64_t misses = g->st1.misses - g->st0.misses;
+
+	KEXPECT_EQ(t, g->rounds, FB_ROUNDS);
+	if (g->mode == LOCKING_NONE)
+		KEXPECT(t, g->ball > 0);
+	else
+		KEXPECT_EQ(t, g->ball, 0);
+	if (misses) {
+		ktest_fail(t, __FILE__, __LINE__, "the checker saw %llu misses",
+			   (unsigned long long)misses);
+		/* From boot, ktest prints the report (check_verify). */
+		if (own_checker)
+			sched_verify_print_miss(g->st0.misses, "    # football: ");
+	}
+	for (int i = 0; i < g->n; i++) {
+		struct chain *ch = &g->ch[i];
+
+		if (ch->h_got != g->rounds || ch->m_got != g->rounds)
+			ktest_fail(t, __FILE__, __LINE__, "chain %d: high got B "
+				   "%d times, mid got A %d times, in %d rounds",
+				   i, ch->h_got, ch->m_got, g->rounds);
+		if (g->mode != LOCKING_NONE && g->rounds && !ch->served_games)
+			ktest_fail(t, __FILE__, __LINE__, "chain %d: the holder "
+				   "never ran for its high task", i);
+		if (joined) {
+			KEXPECT_EQ(t, ch->a.owner, 0);
+			KEXPECT_EQ(t, ch->b.owner, 0);
+		}
+	}
+	KEXPECT_EQ(t, __atomic_load_n(&mutex_nr_blocked, __ATOMIC_SEQ_CST),
+		   blocked0);
 }
