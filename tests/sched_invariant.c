@@ -11,6 +11,9 @@
  *   rt_behind_deadline_is_pulled  an RT task that had to wait behind a
  *                              deadline context is pulled by the first CPU
  *                              that lowers its priority
+ *   woken_waiter_moves         a mutex waiter woken (its timeout) on a CPU
+ *                              where it is outranked runs on a free CPU,
+ *                              though its chain could not move
  *   checker_measures_a_window  the checker sees a window that a time
  *                              bound judges a miss and the ticks rule does
  *                              not (a preemption-off section)
@@ -29,6 +32,7 @@
 #include "sched_verify.h"
 #include "timer.h"
 #include "arch.h"
+#include "errno.h"
 #include <printf.h>
 #include <string.h>
 
@@ -44,6 +48,9 @@ struct inv {
 	volatile int ran_while_held;
 	volatile uint64_t hold_from;	/* when the hold began */
 	int cpu;			/* X: where the deadline context is */
+	volatile int owner_holds;	/* woken_waiter_moves: */
+	volatile int w_ret;		/*   the waiter's mutex_lock_timeout */
+	volatile uint64_t w_expire;	/*   when its timeout is due */
 };
 static struct inv iv;
 
@@ -82,7 +89,7 @@ static void hold_cpu(void)
 	iv.done = 1;
 }
 
-static void dl_hog(void *arg)
+static void holder(void *arg)
 {
 	(void)arg;
 	hold_cpu();
@@ -147,7 +154,7 @@ static bool start_deadline_context(struct ktest *t, enum dl_kind kind,
 
 	*a = *b = NULL;
 	if (kind == DL_TASK) {
-		*a = spawn_attr_on(t, "inv-dl", dl_hog, &dl, 1ULL << iv.cpu);
+		*a = spawn_attr_on(t, "inv-dl", holder, &dl, 1ULL << iv.cpu);
 	} else {
 		mutex_init(&iv.m, "inv-m");
 		*a = spawn_attr_on(t, "inv-owner", owner, NULL, 1ULL << iv.cpu);
@@ -303,6 +310,94 @@ static void rt_behind_deadline_is_pulled(struct ktest *t)
 	teardown(hogs, nh < 0 ? 0 : nh, a, b);
 }
 
+/* ---- A woken waiter is a runnable task --------------------------------- */
+
+#define WAIT_NS (100 * MS)
+
+/* Fair, pinned to X: holds m until the waiter has come back. */
+static void pinned_owner(void *arg)
+{
+	uint64_t cap = clock_ns() + 5 * NSEC_PER_SEC;
+
+	(void)arg;
+	mutex_lock(&iv.m);
+	iv.owner_holds = 1;
+	while (!smp_load_acquire(&iv.ran_at) && clock_ns() < cap)
+		arch_cpu_relax();
+	mutex_unlock(&iv.m);
+}
+
+/* FIFO 20: waits WAIT_NS for m, then notes when it got a CPU back. */
+static void timed_waiter(void *arg)
+{
+	(void)arg;
+	iv.w_expire = clock_ns() + WAIT_NS;
+	iv.w_ret = mutex_lock_timeout(&iv.m, WAIT_NS);
+	if (iv.w_ret == 0)
+		mutex_unlock(&iv.m);
+	iv.ran_while_held = !READ_ONCE(iv.done);
+	smp_store_release(&iv.ran_at, clock_ns());
+}
+
+/* One try; false if X's holder came too late to test anything. */
+static bool woken_waiter_try(struct ktest *t, int x)
+{
+	struct sched_attr fifo20 = { .policy = SCHED_FIFO, .rt_priority = 20 };
+	struct task *o, *w, *h;
+	bool timely;
+
+	memset(&iv, 0, sizeof(iv));
+	mutex_init(&iv.m, "inv-m");
+	o = px_spawn_on(t, "inv-owner", x, pinned_owner, NULL, 0);
+	px_wait_flag(&iv.owner_holds);
+	w = spawn_attr_on(t, "inv-waiter", timed_waiter, &fifo20, 1ULL << x);
+	px_wait_blocked(w);
+	sched_setaffinity(w, ~0ULL);
+	h = px_spawn_on(t, "inv-holder", x, holder, NULL, 50);
+	px_join(w);
+	px_join(h);
+	px_join(o);
+	timely = iv.hold_from && iv.hold_from < iv.w_expire;
+	if (timely) {
+		KEXPECT_EQ(t, iv.w_ret, -ETIMEDOUT);
+		KEXPECT(t, iv.ran_while_held);
+		printk("# the waiter ran %llu us after its timeout was due, %s\n",
+		       (unsigned long long)((iv.ran_at - iv.w_expire) / NSEC_PER_USEC),
+		       iv.ran_while_held ? "on another CPU while X was held" :
+		       "only once X's holder let it go");
+	}
+	return timely;
+}
+
+/*
+ * X runs a FIFO 50 holder; queued behind it a FIFO 20 waiter for a
+ * mutex whose fair owner is pinned to X, so the waiter's chain (waiter,
+ * owner) cannot leave X.  The waiter's timeout wakes it: now it runs
+ * itself, to give up, and may run on any CPU: it must, while X is held
+ * (other CPUs are free).  It once stayed (a woken waiter, PROXY_WAKING,
+ * was not movable, nor a chain ending at one), and a whole football
+ * chain waited behind it.  Retried if a host stall delays the holder
+ * past the timeout (then nothing was tested).
+ */
+static void woken_waiter_moves(struct ktest *t)
+{
+	int x = ncpus - 1, home, tries = 0;
+
+	if (online_cpus() < 2)
+		KSKIP(t, "needs >= 2 CPUs");
+	while (!cpus[x].online)
+		x--;
+	home = px_spare_cpu(1ULL << x);
+	if (!px_begin(t, home))
+		return;
+	while (!woken_waiter_try(t, x) && ++tries < 3)
+		printk("# X's holder began after the timeout: again\n");
+	if (tries == 3)
+		ktest_fail(t, __FILE__, __LINE__, "the holder never began "
+			   "before the waiter's timeout (3 tries)");
+	px_end();
+}
+
 /* ---- The checker itself ------------------------------------------------ */
 
 static volatile int nopreempt_go, nopreempt_until_miss;
@@ -416,6 +511,7 @@ static struct ktest_case sched_invariant_cases[] = {
 	KTEST_CASE(rt_wake_passes_inherited_deadline),
 	KTEST_CASE(rt_wake_passes_deadline_donor),
 	KTEST_CASE(rt_behind_deadline_is_pulled),
+	KTEST_CASE(woken_waiter_moves),
 	KTEST_CASE(checker_measures_a_window),
 	{ 0 },
 };

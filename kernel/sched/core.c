@@ -621,11 +621,19 @@ static bool try_to_wake_up(struct task *p, int cpu, bool keep_blocked)
 		if (p->on_rq) {
 			/* Never left its runqueue: just keep it.  Under proxy
 			 * execution the pick may be following a chain
-			 * through p: let it look again. */
+			 * through p: let it look again.  Otherwise a waiter
+			 * woken where it is outranked may now run elsewhere
+			 * (its chain could not move without its owner): its
+			 * class pushes, as for any wakeup that does not
+			 * preempt (sched_invariant.woken_waiter_moves). */
 			if (!keep_blocked)
 				ttwu_set_running(p);
 			if (rq->curr != rq->donor)
 				resched_curr(rq);
+			else if (!keep_blocked && p != rq->donor &&
+				 !READ_ONCE(rq->cpu->need_resched) &&
+				 p->sched_class->task_woken)
+				p->sched_class->task_woken(rq, p);
 			spin_unlock_raw(&rq->lock);
 			return true;
 		}

@@ -108,7 +108,8 @@ static long runnable_load(struct rq *rq)
 	list_for_each(pos, &rq->tasks) {
 		struct task *p = list_entry(pos, struct task, rq_node);
 
-		if (p->sched_class == &fair_sched_class && proxy_blocked(p))
+		if (p->sched_class == &fair_sched_class && proxy_blocked(p) &&
+		    READ_ONCE(p->blocked_on) != PROXY_WAKING)
 			load -= p->se.weight;
 	}
 	return load;

@@ -560,7 +560,12 @@ bool proxy_chain_of(struct rq *rq, struct task *p, struct proxy_chain *c)
 		if (!proxy_chain_member_ok(rq, p) || c->n == PROXY_CHAIN_MAX)
 			return false;
 		c->task[c->n++] = p;
-		if (!proxy_blocked(p)) {
+		/* A woken waiter is as runnable as any task: it may move
+		 * (on its own, or ending a chain); one still lent here
+		 * may not (its wakeup moves it back, try_to_wake_up). */
+		if (!proxy_blocked(p) ||
+		    (READ_ONCE(p->blocked_on) == PROXY_WAKING &&
+		     !proxy_lent(p, cpu_of(rq)))) {
 			/* The end: what runs for the chain.  Not a proxy for
 			 * another chain that would stay behind. */
 			if (c->n == 1 && proxy_chain_ends_at(rq, p))

@@ -50,9 +50,11 @@ void proxy_donor_to_idle(struct rq *rq, struct task *donor);
  * chain of a CPU never moves); every blocked member is asleep on a real
  * mutex; at most PROXY_CHAIN_MAX members; and it ends either
  *   - at a task that is not blocked (the one that would run for them
- *     all), which is not the would-be proxy of another chain queued
- *     here (it would leave that one behind): c->cpus is where that last
- *     member may run, the others only lend their context there; or
+ *     all), or is a woken waiter (PROXY_WAKING: it runs itself, to look
+ *     at its lock) not lent here, which is not the would-be proxy of
+ *     another chain queued here (it would leave that one behind):
+ *     c->cpus is where that last member may run, the others only lend
+ *     their context there; or
  *   - at a blocked member whose owner is queued or running on another
  *     CPU: the chain goes on there, so the members here may only be
  *     lent to that CPU, as the pick would move them (proxy_migrate):
