@@ -33,8 +33,9 @@
  * outranked (docs/scheduler.md, "What runs"), the ball forgives nothing.
  * That is fair: during a game nothing happens but the referee going to
  * sleep (its CPU's pick must take a waiting chain, not an offence task)
- * and, for a deadline chain, a throttle (then its high task does not
- * count, fb_chain_waits), so a correct scheduler never runs the offence.
+ * and, for a deadline chain, a throttle (then its chain does not count
+ * for the rest of the game, fb_chain_waits; the checker judges the
+ * replenishment), so a correct scheduler never runs the offence.
  *
  * A round (several per case, so that the lock, block, unlock, handoff
  * and wakeup paths run each time, not only one static picture):
@@ -238,7 +239,10 @@ static void high(void *arg)
  * runnable).  A deadline high task that is throttled has spent its
  * budget: its chain is left with M_i's FIFO 30 context, below the
  * offence, which may run then; that is no foul, so it is not counted
- * (the checker does the same).
+ * (the checker does the same).  Nor for the rest of the game: its
+ * replenishment is an event like a wakeup, after which the chain gets
+ * a CPU back within the bound the checker judges (a look in between
+ * saw a foul nobody committed).
  */
 bool fb_chain_waits(struct game *g, struct chain *ch)
 {
@@ -246,7 +250,9 @@ bool fb_chain_waits(struct game *g, struct chain *ch)
 
 	if (!READ_ONCE(h->blocked_on))
 		return false;
-	return !(g->v->deadline_high && READ_ONCE(h->dl.dl_throttled));
+	return !(g->v->deadline_high &&
+		 (READ_ONCE(h->dl.dl_throttled) ||
+		  READ_ONCE(h->dl.nr_throttled) != ch->game_throttled0));
 }
 
 /* How many times the high tasks were throttled so far. */
@@ -543,6 +549,8 @@ static bool play_round(struct ktest *t, struct game *g, int r)
 	}
 
 	sched_verify_read(&s0);
+	for (int i = 0; i < g->n; i++)
+		g->ch[i].game_throttled0 = READ_ONCE(g->ch[i].h->dl.nr_throttled);
 	g->kickoff_ns = clock_ns();
 	WRITE_ONCE(g->game_on, r);
 	smp_mb();		/* an offence that sees the kick-off sees the game on */

@@ -39,7 +39,8 @@ struct chain {
 	int served_games;
 	int m_got, h_got;		/* acquisitions of A_i by M_i, B_i by H_i */
 	int exited;			/* atomic: players of the chain gone */
-	uint64_t h_throttled0;
+	uint64_t h_throttled0;		/* H_i's nr_throttled at its spawn, */
+	uint64_t game_throttled0;	/*   at the kick-off */
 };
 
 struct offence {
