@@ -54,37 +54,6 @@ static struct task *spawn_on(struct ktest *t, const char *name, int cpu,
 	return p;
 }
 
-/* Locking mode @mode, the case thread FIFO 99 on the test CPU.  False:
- * failed (reported).  order_end() undoes it. */
-static enum locking_mode saved_mode;
-
-static bool order_begin(struct ktest *t, enum locking_mode mode)
-{
-	struct sched_attr a = { .policy = SCHED_FIFO, .rt_priority = 99 };
-
-	saved_mode = locking_mode;
-	if (locking_set_mode(locking_mode_name(mode)) != 0) {
-		ktest_fail(t, __FILE__, __LINE__, "locking_set_mode(%s) failed",
-			   locking_mode_name(mode));
-		return false;
-	}
-	if (sched_setaffinity(current(), 1ULL << test_cpu()) != 0 ||
-	    sched_setattr(current(), &a) != 0) {
-		ktest_fail(t, __FILE__, __LINE__, "cannot become FIFO 99 on cpu%d",
-			   test_cpu());
-		locking_set_mode(locking_mode_name(saved_mode));
-		return false;
-	}
-	return true;
-}
-
-static void order_end(void)
-{
-	sched_setattr(current(), &fair0);
-	sched_setaffinity(current(), ~0ULL);
-	locking_set_mode(locking_mode_name(saved_mode));
-}
-
 /* ---- Busy CPUs ------------------------------------------------------- */
 
 /* FIFO 20 hogs on every online CPU outside @used, until busy_stop(). */
@@ -194,7 +163,7 @@ static void run_order(struct ktest *t, enum locking_mode mode,
 		KSKIP(t, "needs a CPU per waiter and one for the owner");
 	if ((flags & ORD_BUSY) && online_cpus() < 2)
 		KSKIP(t, "needs >= 2 CPUs");
-	if (!order_begin(t, mode))
+	if (!px_begin_mode(t, test_cpu(), mode))
 		return;
 	memset(&od, 0, sizeof(od));
 	mutex_init(&od.m, "order-m");
@@ -225,7 +194,7 @@ static void run_order(struct ktest *t, enum locking_mode mode,
 	px_join(o);
 	if (flags & ORD_BUSY)
 		busy_end();
-	order_end();
+	px_end();
 
 	printk("# %s: got the lock:", locking_mode_name(mode));
 	for (int i = 0; i < od.ngot; i++)
@@ -412,7 +381,7 @@ static void run_boosted(struct ktest *t, enum locking_mode mode)
 	int cpu = test_cpu();
 	struct task *o, *x;
 
-	if (!order_begin(t, mode))
+	if (!px_begin_mode(t, test_cpu(), mode))
 		return;
 	memset(&od, 0, sizeof(od));
 	memset(&bo, 0, sizeof(bo));
@@ -435,7 +404,7 @@ static void run_boosted(struct ktest *t, enum locking_mode mode)
 	px_join(od.w[1]);
 	px_join(x);
 	px_join(o);
-	order_end();
+	px_end();
 
 	printk("# %s: A waited at prio %d; m went to %s first\n",
 	       locking_mode_name(mode), bo.prio_waiting,
@@ -578,7 +547,7 @@ static void run_steal(struct ktest *t, enum locking_mode mode, bool w_fair)
 
 	if (online_cpus() < 3)
 		KSKIP(t, "needs >= 3 CPUs");
-	if (!order_begin(t, mode))
+	if (!px_begin_mode(t, test_cpu(), mode))
 		return;
 	memset(&st, 0, sizeof(st));
 	mutex_init(&st.m, "steal-m");
@@ -600,7 +569,7 @@ static void run_steal(struct ktest *t, enum locking_mode mode, bool w_fair)
 	px_join(hog);
 	px_join(st.waiter);
 	px_join(o);
-	order_end();
+	px_end();
 
 	printk("# %s: word after the unlock %s%s; the spinner %s in %d "
 	       "polls; then %s, %s\n", locking_mode_name(mode),
@@ -728,7 +697,7 @@ static void inherit_ww_stamp_order_heir_inherits(struct ktest *t)
 	struct sched_attr f50 = { .policy = SCHED_FIFO, .rt_priority = 50 };
 	struct task *o, *hog;
 
-	if (!order_begin(t, LOCKING_INHERIT))
+	if (!px_begin_mode(t, test_cpu(), LOCKING_INHERIT))
 		return;
 	memset(&wo, 0, sizeof(wo));
 	ww_mutex_init(&wo.m, &order_ww_class, "order-ww");
@@ -749,7 +718,7 @@ static void inherit_ww_stamp_order_heir_inherits(struct ktest *t)
 	px_join(wo.old);
 	px_join(hog);
 	px_join(o);
-	order_end();
+	px_end();
 
 	KASSERT_EQ(t, wo.ngot, 2);
 	KEXPECT(t, wo.got[0] == wo.old && wo.got[1] == wo.young);

@@ -501,7 +501,11 @@ static void checker_measures_a_window(struct ktest *t)
 	       (unsigned long long)(ticks.worst_ns / NSEC_PER_USEC),
 	       (unsigned long long)ticks.misses);
 	KEXPECT(t, timed.misses >= 1);
-	KEXPECT(t, timed.worst_ns >= 5 * MS);
+	/* The section lasts >= 5 ms; the checker's window edges are
+	 * estimates (its samples, 200 us apart here, and the scheduler's
+	 * stamps), good to about one sample period: 4963 us was seen once
+	 * on a loaded host (x86_64, 2 CPUs). */
+	KEXPECT(t, timed.worst_ns >= 5 * MS - 200 * NSEC_PER_USEC);
 	KEXPECT(t, ticks.windows >= 1);
 	KEXPECT_EQ(t, ticks.misses, 0);
 }
