@@ -282,7 +282,12 @@ static void see(struct task *w, int src, int target, uint64_t now)
 		lower = sv.prev_sample_ns ? sv.prev_sample_ns : now - sv.period_ns;
 		if (w->exec_start_ns > lower)
 			lower = w->exec_start_ns;
-		win->start_ns = start < lower ? lower : start > now ? now : start;
+		if (start < lower)
+			start = lower;
+		/* Never after now: another CPU's clock may run ahead of
+		 * ours (under -icount a vCPU runs ahead until its turn ends),
+		 * and now - start must not wrap. */
+		win->start_ns = start > now ? now : start;
 		for (int c = 0; c < ncpus; c++)
 			win->ticks0[c] = (uint32_t)cpu_rq(c)->nr_preempt_ticks;
 		win->src = src;
