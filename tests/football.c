@@ -60,8 +60,9 @@
  * (never a fixed sleep a host stall could break) and is bounded: a broken
  * scheduler fails the case instead of hanging the boot.
  *
- * The structures are in football.h; what the referee prints per case
- * (figures, the first foul, the trace before it) in football_report.c.
+ * The structures are in football.h; the rules (fb_chain_waits, fb_foul)
+ * and what the referee prints per case (figures, the first foul, the
+ * trace before it) and its verdict in football_report.c.
  */
 #include "football.h"
 #include "sched.h"
@@ -232,71 +233,6 @@ static void high(void *arg)
 	__atomic_fetch_add(&ch->exited, 1, __ATOMIC_RELEASE);
 }
 
-/*
- * Does chain @ch wait, and could it run?  Its high task waits for B_i
- * (blocked on it, or woken and about to look at it again: either way
- * its context wants a CPU; the chain's end, L_i, spins and is always
- * runnable).  A deadline high task that is throttled has spent its
- * budget: its chain is left with M_i's FIFO 30 context, below the
- * offence, which may run then; that is no foul, so it is not counted
- * (the checker does the same).  Nor for the rest of the game: its
- * replenishment is an event like a wakeup, after which the chain gets
- * a CPU back within the bound the checker judges (a look in between
- * saw a foul nobody committed).
- */
-bool fb_chain_waits(struct game *g, struct chain *ch)
-{
-	struct task *h = ch->h;
-
-	if (!READ_ONCE(h->blocked_on))
-		return false;
-	return !(g->v->deadline_high &&
-		 (READ_ONCE(h->dl.dl_throttled) ||
-		  READ_ONCE(h->dl.nr_throttled) != ch->game_throttled0));
-}
-
-/* How many times the high tasks were throttled so far. */
-static uint64_t throttles(struct game *g)
-{
-	uint64_t n = 0;
-
-	for (int i = 0; i < g->n; i++)
-		n += READ_ONCE(g->ch[i].h->dl.nr_throttled);
-	return n;
-}
-
-/*
- * Is it a foul that the caller, an offence task, runs now?  Pinned
- * chains: only chain c can be served on CPU c, so the foul is chain c
- * waiting.  Free chains: any chain could run on this CPU, so it is a
- * foul when more contexts want a CPU than there are CPUs: the waiting
- * chains plus the offence tasks on a CPU (this one included) exceed N.
- * Then some chain that outranks an offence task does not run.
- *
- * A look is many reads, and a host may stop our vCPU in the middle: a
- * high task read as waiting, then throttled, and the offence task that
- * its CPU then ran read as running, would be a foul nobody committed.
- * A look during which a high task was throttled does not count.
- */
-static bool foul(struct game *g)
-{
-	uint64_t t0 = throttles(g);
-	int want = 0;
-
-	if (g->v->pinned) {
-		int i = g->chain_of_cpu[smp_processor_id()];
-
-		want = i >= 0 && fb_chain_waits(g, &g->ch[i]) ? g->n + 1 : 0;
-	} else {
-		for (int i = 0; i < g->n; i++)
-			want += fb_chain_waits(g, &g->ch[i]) +
-				(READ_ONCE(g->off[i].p->on_cpu) != 0);
-	}
-	/* The look's reads before the count's second read. */
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	return want > g->n && throttles(g) == t0;
-}
-
 /* O_j: on the bench between games; during one, counts a ball for every
  * look that finds it running on a foul. */
 static void offence(void *arg)
@@ -306,7 +242,7 @@ static void offence(void *arg)
 
 	for (int r = 1; await(g, &o->parked, &g->kickoff, r); r++) {
 		while (READ_ONCE(g->game_on) == r) {
-			bool f = foul(g);
+			bool f = fb_foul(g);
 
 			/* Still on after the look (the referee turns the game
 			 * off before anyone unlocks): a look that began before

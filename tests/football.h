@@ -78,9 +78,12 @@ struct game {
 	struct sched_verify_stats st0, st1;	/* the checker's, before/after */
 };
 
-/* football.c: does chain @ch wait, and could it run (a foul if an
- * offence task runs meanwhile)?  Racy looks, any task. */
+/* football_report.c: does chain @ch wait, and could it run (a foul if
+ * an offence task runs meanwhile)?  Racy looks, any task. */
 bool fb_chain_waits(struct game *g, struct chain *ch);
+/* football_report.c: is it a foul that the caller, an offence task,
+ * runs now? */
+bool fb_foul(struct game *g);
 /* football_report.c: an offence task (@o) saw the case's first foul in
  * round @r: note what every CPU runs. */
 void fb_note_foul(struct game *g, struct offence *o, int r);

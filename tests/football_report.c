@@ -1,9 +1,9 @@
 /*
- * football_report.c - what the football suite's referee reports
- * (football.c plays the game): per case the rounds, the ball, the
- * checker's samples, windows and misses, and the first foul as the
- * offence saw it, with the scheduler trace that led to it; and the
- * case's verdict.
+ * football_report.c - the football suite's rules (when a chain waits,
+ * what is a foul) and what its referee reports (football.c plays the
+ * game): per case the rounds, the ball, the checker's samples, windows
+ * and misses, and the first foul as the offence saw it, with the
+ * scheduler trace that led to it; and the case's verdict.
  */
 #include "football.h"
 #include "sched.h"
@@ -38,6 +38,91 @@ static const char *who(struct game *g, struct task *p, int cpu)
 	}
 	return "other";
 }
+
+/* ---- The rules ------------------------------------------------------- */
+
+/*
+ * Does chain @ch wait, and could it run?  Its high task waits for B_i
+ * (blocked on it, or woken and about to look at it again: either way
+ * its context wants a CPU; the chain's end, L_i, spins and is always
+ * runnable).  A deadline high task that is throttled has spent its
+ * budget: its chain is left with M_i's FIFO 30 context, below the
+ * offence, which may run then; that is no foul, so it is not counted
+ * (the checker does the same).  Nor for the rest of the game: its
+ * replenishment is an event like a wakeup, after which the chain gets
+ * a CPU back within the bound the checker judges (a look in between
+ * saw a foul nobody committed).
+ */
+bool fb_chain_waits(struct game *g, struct chain *ch)
+{
+	struct task *h = ch->h;
+
+	if (!READ_ONCE(h->blocked_on))
+		return false;
+	return !(g->v->deadline_high &&
+		 (READ_ONCE(h->dl.dl_throttled) ||
+		  READ_ONCE(h->dl.nr_throttled) != ch->game_throttled0));
+}
+
+/* How many times the high tasks were throttled so far. */
+static uint64_t throttles(struct game *g)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < g->n; i++)
+		n += READ_ONCE(g->ch[i].h->dl.nr_throttled);
+	return n;
+}
+
+/* Is a CPU of the game told to pick again, and not done yet? */
+static bool picking(struct game *g)
+{
+	for (int k = 0; k < g->n; k++)
+		if (READ_ONCE(cpus[g->cpu_ids[k]].need_resched))
+			return true;
+	return false;
+}
+
+/*
+ * Is it a foul that the caller, an offence task, runs now?  Pinned
+ * chains: only chain c can be served on CPU c, so the foul is chain c
+ * waiting.  Free chains: any chain could run on this CPU, so it is a
+ * foul when more contexts want a CPU than there are CPUs: the waiting
+ * chains plus the offence tasks on a CPU (this one included) exceed N.
+ * Then some chain that outranks an offence task does not run.
+ *
+ * A look is many reads, and a host may stop our vCPU in the middle: a
+ * high task read as waiting, then throttled, and the offence task that
+ * its CPU then ran read as running, would be a foul nobody committed.
+ * A look during which a high task was throttled does not count.  Nor
+ * one while a CPU is told to pick again: the scheduler is acting (a
+ * chain pushed to a CPU that must now preempt, seen with a host that
+ * stopped that vCPU for 1.3 ms), and how long it may take is the
+ * checker's to judge, by its ticks rule.
+ */
+bool fb_foul(struct game *g)
+{
+	uint64_t t0 = throttles(g);
+	int want = 0;
+
+	if (picking(g))
+		return false;
+
+	if (g->v->pinned) {
+		int i = g->chain_of_cpu[smp_processor_id()];
+
+		want = i >= 0 && fb_chain_waits(g, &g->ch[i]) ? g->n + 1 : 0;
+	} else {
+		for (int i = 0; i < g->n; i++)
+			want += fb_chain_waits(g, &g->ch[i]) +
+				(READ_ONCE(g->off[i].p->on_cpu) != 0);
+	}
+	/* The look's reads before the second reads. */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return want > g->n && throttles(g) == t0 && !picking(g);
+}
+
+/* ---- The report -------------------------------------------------------- */
 
 /* The first foul of a case, as the offence task saw it: what every CPU
  * ran (racy reads: a picture, the checker's report is the exact one). */

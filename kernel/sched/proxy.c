@@ -515,14 +515,15 @@ static struct task *proxy_migrate(struct rq *rq, struct task *donor, int cpu,
 /* ---- Whole chains, for push and pull ---------------------------------- */
 
 /*
- * Does a chain of tasks queued on @rq end at @p: is a task queued here
- * blocked on a mutex that @p owns?  Then p is their would-be proxy and
- * may not move without them.  Lockless look at the owners: p is queued
+ * Is @p waited on here: is a task queued on @rq blocked on a mutex that
+ * @p owns?  Then p is not the head of its chain (it is the would-be
+ * proxy at a chain's end, or a blocked link in its middle) and may not
+ * move without the tasks that wait on it.  Lockless look at the owners: p is queued
  * and not running (the caller checked, under rq->lock), so it can take
  * or release no mutex meanwhile; a handoff to it racing with us is
  * followed by the walk later (its donors move to it).  rq->lock held.
  */
-static bool proxy_chain_ends_at(struct rq *rq, struct task *p)
+static bool proxy_waited_on_here(struct rq *rq, struct task *p)
 {
 	struct list_head *pos;
 
@@ -559,6 +560,13 @@ bool proxy_chain_of(struct rq *rq, struct task *p, struct proxy_chain *c)
 
 		if (!proxy_chain_member_ok(rq, p) || c->n == PROXY_CHAIN_MAX)
 			return false;
+		/* Only a chain's head moves it: a task that a task queued
+		 * here waits on (the owner at its end, or a blocked one in
+		 * its middle) would leave that one behind.  RT push/pull
+		 * once moved an RT middle (M -> L) and left its deadline
+		 * head H queued on the old CPU (football). */
+		if (c->n == 0 && proxy_waited_on_here(rq, p))
+			return false;
 		c->task[c->n++] = p;
 		/* A woken waiter is as runnable as any task: it may move
 		 * (on its own, or ending a chain); one still lent here
@@ -566,10 +574,7 @@ bool proxy_chain_of(struct rq *rq, struct task *p, struct proxy_chain *c)
 		if (!proxy_blocked(p) ||
 		    (READ_ONCE(p->blocked_on) == PROXY_WAKING &&
 		     !proxy_lent(p, cpu_of(rq)))) {
-			/* The end: what runs for the chain.  Not a proxy for
-			 * another chain that would stay behind. */
-			if (c->n == 1 && proxy_chain_ends_at(rq, p))
-				return false;
+			/* The end: what runs for the chain. */
 			c->cpus = task_cpus_online(p);
 			return true;
 		}

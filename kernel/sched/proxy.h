@@ -45,16 +45,16 @@ void proxy_donor_to_idle(struct rq *rq, struct task *donor);
  * move").  The chain of @p, queued on @rq: p itself, and if p is blocked
  * on a mutex, the owner, its owner in turn..., as long as they are
  * queued on @rq.  proxy_chain_of() fills @c and returns true if a
- * balancer may move the whole chain: every member is queued on @rq and
+ * balancer may move the whole chain: p is its head (no task queued on
+ * @rq waits on a mutex p owns: moving the end or a middle link would
+ * leave the tasks before it behind); every member is queued on @rq and
  * neither running, nor being switched, nor rq's donor (so the current
  * chain of a CPU never moves); every blocked member is asleep on a real
  * mutex; at most PROXY_CHAIN_MAX members; and it ends either
  *   - at a task that is not blocked (the one that would run for them
  *     all), or is a woken waiter (PROXY_WAKING: it runs itself, to look
- *     at its lock) not lent here, which is not the would-be proxy of
- *     another chain queued here (it would leave that one behind):
- *     c->cpus is where that last member may run, the others only lend
- *     their context there; or
+ *     at its lock) not lent here: c->cpus is where that last member
+ *     may run, the others only lend their context there; or
  *   - at a blocked member whose owner is queued or running on another
  *     CPU: the chain goes on there, so the members here may only be
  *     lent to that CPU, as the pick would move them (proxy_migrate):
