@@ -515,10 +515,10 @@ static struct task *proxy_migrate(struct rq *rq, struct task *donor, int cpu,
 /* ---- Whole chains, for push and pull ---------------------------------- */
 
 /*
- * Is @p waited on here: is a task queued on @rq blocked on a mutex that
- * @p owns?  Then p is not the head of its chain (it is the would-be
- * proxy at a chain's end, or a blocked link in its middle) and may not
- * move without the tasks that wait on it.  Lockless look at the owners: p is queued
+ * Is @p waited on here: is a task queued on @rq, with a context that may
+ * run, blocked on a mutex that @p owns?  Then p is not the head of its
+ * chain (it is the would-be proxy at a chain's end, or a blocked link in
+ * its middle) and may not move without the tasks that wait on it.  Lockless look at the owners: p is queued
  * and not running (the caller checked, under rq->lock), so it can take
  * or release no mutex meanwhile; a handoff to it racing with us is
  * followed by the walk later (its donors move to it).  rq->lock held.
@@ -534,6 +534,11 @@ static bool proxy_waited_on_here(struct rq *rq, struct task *p)
 		struct mutex *m;
 
 		if (b == rq->curr)	/* running: in no chain as a waiter */
+			continue;
+		/* A throttled deadline task lends nothing until its
+		 * replenishment (then its pick follows the chain wherever
+		 * it went): the rest of its chain is headed by its owner. */
+		if (b->sched_class == &dl_sched_class && b->dl.dl_throttled)
 			continue;
 		m = READ_ONCE(b->blocked_on);
 		if (m && m != PROXY_WAKING && mutex_owner(m) == p)
