@@ -517,13 +517,20 @@ static struct task *proxy_migrate(struct rq *rq, struct task *donor, int cpu,
 /*
  * Is @p waited on here: is a task queued on @rq, with a context that may
  * run, blocked on a mutex that @p owns?  Then p is not the head of its
- * chain (it is the would-be proxy at a chain's end, or a blocked link in
- * its middle) and may not move without the tasks that wait on it.  Lockless look at the owners: p is queued
- * and not running (the caller checked, under rq->lock), so it can take
- * or release no mutex meanwhile; a handoff to it racing with us is
- * followed by the walk later (its donors move to it).  rq->lock held.
+ * chain and may not move without the tasks that wait on it.  A runnable
+ * p (the would-be proxy at a chain's end) is held back by any such
+ * waiter; a blocked p (a link in a chain's middle), with @blocked, only
+ * by a waiter whose context runs before p's (sched_prio_before): a less
+ * important one lends nothing while p's chain runs with p's context,
+ * and its own pick follows the chain wherever it went.  So is a
+ * throttled deadline waiter, until its replenishment.
+ *
+ * Lockless look at the owners: p is queued and not running (the caller
+ * checked, under rq->lock), so it can take or release no mutex
+ * meanwhile; a handoff to it racing with us is followed by the walk
+ * later (its donors move to it).  rq->lock held.
  */
-static bool proxy_waited_on_here(struct rq *rq, struct task *p)
+static bool proxy_waited_on_here(struct rq *rq, struct task *p, bool blocked)
 {
 	struct list_head *pos;
 
@@ -535,13 +542,11 @@ static bool proxy_waited_on_here(struct rq *rq, struct task *p)
 
 		if (b == rq->curr)	/* running: in no chain as a waiter */
 			continue;
-		/* A throttled deadline task lends nothing until its
-		 * replenishment (then its pick follows the chain wherever
-		 * it went): the rest of its chain is headed by its owner. */
 		if (b->sched_class == &dl_sched_class && b->dl.dl_throttled)
 			continue;
 		m = READ_ONCE(b->blocked_on);
-		if (m && m != PROXY_WAKING && mutex_owner(m) == p)
+		if (m && m != PROXY_WAKING && mutex_owner(m) == p &&
+		    (!blocked || sched_prio_before(b, p)))
 			return true;
 	}
 	return false;
@@ -570,7 +575,9 @@ bool proxy_chain_of(struct rq *rq, struct task *p, struct proxy_chain *c)
 		 * its middle) would leave that one behind.  RT push/pull
 		 * once moved an RT middle (M -> L) and left its deadline
 		 * head H queued on the old CPU (football). */
-		if (c->n == 0 && proxy_waited_on_here(rq, p))
+		if (c->n == 0 &&
+		    proxy_waited_on_here(rq, p, proxy_blocked(p) &&
+					 READ_ONCE(p->blocked_on) != PROXY_WAKING))
 			return false;
 		c->task[c->n++] = p;
 		/* A woken waiter is as runnable as any task: it may move
