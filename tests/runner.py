@@ -38,6 +38,7 @@ import concurrent.futures
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -371,6 +372,12 @@ def run_boot(boot, timeout):
         res.error = str(e)
         return res
     os.makedirs(os.path.join(ROOT, LOG_DIR), exist_ok=True)
+    # A monitor socket, so that a boot that times out leaves every CPU's
+    # registers at the end of its log (where each CPU was stuck).
+    mon = boot.file_base() + ".mon"
+    if os.path.exists(os.path.join(ROOT, mon)):
+        os.unlink(os.path.join(ROOT, mon))
+    argv = argv + ["-monitor", "unix:%s,server,nowait" % mon]
     chunks = []
     with open(os.path.join(ROOT, boot.log_path()), "wb") as logf:
         logf.write(("# %s\n" % " ".join(argv)).encode())
@@ -396,14 +403,45 @@ def run_boot(boot, timeout):
             res.status = proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             res.timed_out = True
+            regs = monitor_command(os.path.join(ROOT, mon),
+                                   "info registers -a")
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
         # QEMU is gone, so the pipe reaches EOF; on a loaded host the
         # reader may still be behind: wait for all of it, not a guess.
         reader.join(timeout=120)
+        if res.timed_out:
+            logf.write(b"\n# timed out; every CPU's registers (QEMU monitor):\n"
+                       + regs)
+    if os.path.exists(os.path.join(ROOT, mon)):
+        os.unlink(os.path.join(ROOT, mon))
     res.log = b"".join(chunks).decode("utf-8", errors="replace")
     res.seconds = time.monotonic() - start
     return res
+
+
+def monitor_command(path, command):
+    """Send @command to the QEMU monitor at unix socket @path; its
+    answer (what arrived within a few seconds), or a line saying why
+    there is none."""
+    out = b""
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(3)
+            s.connect(path)
+            s.sendall(command.encode() + b"\n")
+            end = time.monotonic() + 5
+            while time.monotonic() < end:
+                try:
+                    data = s.recv(65536)
+                except socket.timeout:
+                    break
+                if not data:
+                    break
+                out += data
+    except OSError as e:
+        out += ("(no monitor: %s)\n" % e).encode()
+    return out
 
 
 def kernel_exit_code(arch, status):
