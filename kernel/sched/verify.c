@@ -64,7 +64,6 @@ struct window {
 	unsigned moves;			/* times it changed runqueue meanwhile */
 	uint64_t switches;		/* w->nr_switches when last seen */
 	uint64_t migrations;		/* w->nr_migrations when last seen */
-	uint64_t ready;			/* w->ready_ns when it began */
 	unsigned nseen;			/* samples that saw it */
 	uint64_t busy0, samples0;	/* sv.st counters when it began */
 	int report;			/* its report slot, -1: none */
@@ -255,7 +254,7 @@ static void see(struct task *w, int src, int target, uint64_t now)
 	uint64_t start, lower;
 
 	if (win && (w->nr_switches != win->switches ||
-		    w->ready_ns != win->ready)) {
+		    w->ready_ns > win->last_seen_ns)) {
 		/* It ran between two samples: that window ended when it got
 		 * the CPU (exec_start: its last accounting there, an upper
 		 * bound).  Or it was woken again (a blocked donor marked
@@ -275,7 +274,6 @@ static void see(struct task *w, int src, int target, uint64_t now)
 		memset(win, 0, sizeof(*win));
 		win->w = w;
 		win->report = -1;
-		win->ready = w->ready_ns;
 		/* The later of the two stamps, but not before the previous
 		 * sample (an older stamp is from another event), nor before
 		 * W last ran (it waited only after that). */
