@@ -119,9 +119,8 @@ struct task {
 	uint64_t sum_exec_ns;		/* execution time: charged to the task
 					   that ran (rq->curr) */
 	uint64_t exec_start_ns;		/* when it last started running */
-	uint64_t ready_ns;		/* when a wakeup last queued it, or
-					   marked it running where it stayed
-					   queued (rq clock; sched_verify) */
+	uint64_t ready_ns;		/* when it was last queued by a wakeup
+					   (rq clock; sched_verify) */
 	uint64_t nr_switches;
 	uint64_t nr_migrations;
 

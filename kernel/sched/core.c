@@ -626,11 +626,8 @@ static bool try_to_wake_up(struct task *p, int cpu, bool keep_blocked)
 			 * (its chain could not move without its owner): its
 			 * class pushes, as for any wakeup that does not
 			 * preempt (sched_invariant.woken_waiter_moves). */
-			if (!keep_blocked) {
-				update_rq_clock(rq);
-				p->ready_ns = rq->clock_ns;	/* a new event */
+			if (!keep_blocked)
 				ttwu_set_running(p);
-			}
 			if (rq->curr != rq->donor)
 				resched_curr(rq);
 			else if (!keep_blocked && p != rq->donor &&

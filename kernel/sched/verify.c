@@ -253,17 +253,11 @@ static void see(struct task *w, int src, int target, uint64_t now)
 	struct window *win = find_window(w);
 	uint64_t start, lower;
 
-	if (win && (w->nr_switches != win->switches ||
-		    w->ready_ns > win->last_seen_ns)) {
-		/* It ran between two samples: that window ended when it got
-		 * the CPU (exec_start: its last accounting there, an upper
-		 * bound).  Or it was woken again (a blocked donor marked
-		 * waking, a sleeper queued anew): a new event, so a new
-		 * window; the old one ended at that wakeup at the latest. */
-		uint64_t end = w->nr_switches != win->switches ?
-			       w->exec_start_ns : w->ready_ns;
-
-		close_window(win, end > win->last_seen_ns && end < now ? end : now);
+	if (win && w->nr_switches != win->switches) {
+		/* It ran between two samples: that window ended, when it
+		 * first got the CPU (no later than its last switch-in). */
+		close_window(win, w->exec_start_ns > win->last_seen_ns &&
+			     w->exec_start_ns < now ? w->exec_start_ns : now);
 		*win = sv.open[--sv.nopen];
 		win = NULL;
 	}
@@ -275,19 +269,11 @@ static void see(struct task *w, int src, int target, uint64_t now)
 		win->w = w;
 		win->report = -1;
 		/* The later of the two stamps, but not before the previous
-		 * sample (an older stamp is from another event), nor before
-		 * W last ran (it waited only after that). */
+		 * sample (an older stamp is from another event). */
 		start = w->ready_ns > cpu_rq(target)->pick_ns ?
 			w->ready_ns : cpu_rq(target)->pick_ns;
 		lower = sv.prev_sample_ns ? sv.prev_sample_ns : now - sv.period_ns;
-		if (w->exec_start_ns > lower)
-			lower = w->exec_start_ns;
-		if (start < lower)
-			start = lower;
-		/* Never after now: another CPU's clock may run ahead of
-		 * ours (under -icount a vCPU runs ahead until its turn ends),
-		 * and now - start must not wrap. */
-		win->start_ns = start > now ? now : start;
+		win->start_ns = start < lower ? lower : start > now ? now : start;
 		for (int c = 0; c < ncpus; c++)
 			win->ticks0[c] = (uint32_t)cpu_rq(c)->nr_preempt_ticks;
 		win->src = src;
