@@ -57,6 +57,10 @@ struct rank {
 struct window {
 	struct task *w;			/* compared by pointer once gone */
 	uint64_t start_ns;
+	/* Where start_ns came from: the sample that first saw it, and at
+	 * that moment W's ready_ns, the target's pick_ns and the previous
+	 * sample (start is the later stamp, not before that sample). */
+	uint64_t open_ns, open_ready_ns, open_pick_ns, open_prev_ns;
 	uint64_t last_seen_ns;
 	int src;			/* where it is queued */
 	int target;			/* lowest-ranked CPU it may run on */
@@ -86,7 +90,7 @@ static struct {
 	spinlock_t lock;		/* outside every rq->lock */
 	bool on;
 	uint64_t period_ns, bound_ns;
-	uint64_t prev_sample_ns;
+	uint64_t prev_sample_ns;	/* the last sample taken, or the start */
 	struct timer timer;
 	struct sched_verify_stats st;
 	struct window open[SV_MAX_OPEN];
@@ -269,11 +273,18 @@ static void see(struct task *w, int src, int target, uint64_t now)
 		win->w = w;
 		win->report = -1;
 		/* The later of the two stamps, but not before the previous
-		 * sample (an older stamp is from another event). */
+		 * sample (an older stamp is from another event) or, for the
+		 * first one, the checker's start.  Not "one period ago": a
+		 * first sample late by 2 ms (a host stall, given-up samples)
+		 * once cut 2 ms off a window (checker_measures_a_window). */
 		start = w->ready_ns > cpu_rq(target)->pick_ns ?
 			w->ready_ns : cpu_rq(target)->pick_ns;
-		lower = sv.prev_sample_ns ? sv.prev_sample_ns : now - sv.period_ns;
+		lower = sv.prev_sample_ns;
 		win->start_ns = start < lower ? lower : start > now ? now : start;
+		win->open_ns = now;
+		win->open_ready_ns = w->ready_ns;
+		win->open_pick_ns = cpu_rq(target)->pick_ns;
+		win->open_prev_ns = lower;
 		for (int c = 0; c < ncpus; c++)
 			win->ticks0[c] = (uint32_t)cpu_rq(c)->nr_preempt_ticks;
 		win->src = src;
@@ -411,9 +422,15 @@ static void write_report(struct report *r, struct window *win, uint64_t now,
 	    (unsigned long long)(cpu_rq(src)->nr_preempt_ticks - win->src_ticks0), src,
 	    (unsigned long long)(cpu_rq(win->target)->nr_preempt_ticks -
 				 win->ticks0[win->target]), win->target);
-	OUT("seen in %u of %llu samples since it opened (%llu more given up)\n",
+	OUT("seen in %u of %llu samples since it opened (%llu more given up); "
+	    "first seen %lld us after its start (woken %lld, its target's "
+	    "pick %lld, the sample before %lld us before that)\n",
 	    win->nseen, (unsigned long long)(sv.st.samples - win->samples0 + 1),
-	    (unsigned long long)(sv.st.busy - win->busy0));
+	    (unsigned long long)(sv.st.busy - win->busy0),
+	    (long long)(win->open_ns - win->start_ns) / 1000,
+	    (long long)(win->open_ns - win->open_ready_ns) / 1000,
+	    (long long)(win->open_ns - win->open_pick_ns) / 1000,
+	    (long long)(win->open_ns - win->open_prev_ns) / 1000);
 	/* Its chain, as the pick would walk it. */
 	for (struct task *p = win->w; p; ) {
 		struct mutex *m = READ_ONCE(p->blocked_on);
@@ -630,7 +647,7 @@ int sched_verify_start(uint64_t period_ns, uint64_t bound_ns)
 	sv.consumed = 0;
 	sv.period_ns = period_ns;
 	sv.bound_ns = bound_ns;
-	sv.prev_sample_ns = 0;
+	sv.prev_sample_ns = clock_ns();	/* nothing is known before it */
 	sv.on = true;
 	timer_init(&sv.timer, sv_timer_fn, NULL);
 	timer_arm(&sv.timer, clock_ns() + period_ns);
