@@ -26,6 +26,11 @@
  *   current_chain_stays     O runs for D on A while a queued RT task
  *                           below D is pulled away by B again and again:
  *                           the current chain never moves
+ *   only_head_moves_chain   H -> M -> L queued on A: only H may move the
+ *                           chain; M, waited on by the more important H,
+ *                           may not (push/pull once moved M -> L and left
+ *                           H behind); with H less important than M, M
+ *                           may; L, waited on, never
  */
 #include "proxy_helpers.h"
 #include "cpu.h"
@@ -547,12 +552,120 @@ static void current_chain_stays(struct ktest *t)
 	KEXPECT(t, r_pulled > 0);
 }
 
+/* ---- Only a chain's head moves it ------------------------------------ */
+
+static struct mutex head_m1, head_m2;
+static volatile int head_l_holds, head_stop;
+
+/* L: fair, holds m2 until told, napping (so that a waiter less
+ * important than M's chain still gets A to block). */
+static void head_l_fn(void *arg)
+{
+	(void)arg;
+	mutex_lock(&head_m2);
+	head_l_holds = 1;
+	while (!READ_ONCE(head_stop))
+		sleep_ns(MS / 4);
+	mutex_unlock(&head_m2);
+}
+
+/* M: FIFO 50, holds m1 and waits for m2. */
+static void head_m_fn(void *arg)
+{
+	(void)arg;
+	mutex_lock(&head_m1);
+	mutex_lock(&head_m2);
+	mutex_unlock(&head_m2);
+	mutex_unlock(&head_m1);
+}
+
+/* H: waits for m1. */
+static void head_h_fn(void *arg)
+{
+	(void)arg;
+	mutex_lock(&head_m1);
+	mutex_unlock(&head_m1);
+}
+
+/*
+ * The chain H (FIFO @h_prio) -> m1 -> M (FIFO 50) -> m2 -> L (fair), all
+ * pinned to A and queued there while the case thread (FIFO 99) spins on
+ * A (L's nap ends meanwhile); then, under A's rq lock, what
+ * proxy_chain_of() lets push/pull take starting at each of them.
+ */
+static void head_case(struct ktest *t, int h_prio)
+{
+	struct proxy_chain ch, cm, cl;
+	struct task *l, *m, *h;
+	bool ok_h, ok_m, ok_l;
+	unsigned long flags;
+	struct rq *rq;
+
+	if (!begin(t))
+		return;
+	mutex_init(&head_m1, "head-m1");
+	mutex_init(&head_m2, "head-m2");
+	head_l_holds = head_stop = 0;
+	l = px_spawn_on(t, "head-l", pp.a, head_l_fn, NULL, 0);
+	px_wait_flag(&head_l_holds);
+	m = px_spawn_on(t, "head-m", pp.a, head_m_fn, NULL, 50);
+	px_wait_blocked(m);
+	h = px_spawn_on(t, "head-h", pp.a, head_h_fn, NULL, h_prio);
+	px_wait_blocked(h);
+	/* Spin on A until L's nap is over: H, M and L all queued. */
+	for (uint64_t end = clock_ns() + 100 * MS;
+	     !(READ_ONCE(l->on_rq) && READ_ONCE(m->on_rq) && READ_ONCE(h->on_rq));)
+		if (clock_ns() > end) {
+			ktest_fail(t, __FILE__, __LINE__, "the chain never "
+				   "came back to A's queue");
+			break;
+		}
+	rq = cpu_rq(pp.a);
+	flags = arch_irq_save();
+	spin_lock_raw(&rq->lock);
+	ok_h = proxy_chain_of(rq, h, &ch);
+	ok_m = proxy_chain_of(rq, m, &cm);
+	ok_l = proxy_chain_of(rq, l, &cl);
+	spin_unlock_raw(&rq->lock);
+	arch_irq_restore(flags);
+	head_stop = 1;
+	px_join(h);
+	px_join(m);
+	px_join(l);
+	px_end();
+
+	printk("# H (FIFO %d): from H %s (%u), from M %s (%u), from L %s\n",
+	       h_prio, ok_h ? "moves" : "stays", ok_h ? ch.n : 0,
+	       ok_m ? "moves" : "stays", ok_m ? cm.n : 0, ok_l ? "moves" : "stays");
+	KEXPECT(t, ok_h);
+	if (ok_h) {
+		KEXPECT_EQ(t, ch.n, 3u);
+		KEXPECT(t, ch.task[0] == h && ch.task[1] == m && ch.task[2] == l);
+		KEXPECT(t, !ch.lend);
+	}
+	KEXPECT(t, !ok_l);
+	if (h_prio > 50) {
+		KEXPECT(t, !ok_m);
+	} else {
+		KEXPECT(t, ok_m);
+		if (ok_m)
+			KEXPECT(t, cm.n == 2 && cm.task[0] == m && cm.task[1] == l);
+	}
+}
+
+static void only_head_moves_chain(struct ktest *t)
+{
+	head_case(t, 80);	/* H more important than M: M stays */
+	head_case(t, 30);	/* H less important: M's own chain may move */
+}
+
 static struct ktest_case proxy_push_cases[] = {
 	KTEST_CASE(whole_chain_pushed),
 	KTEST_CASE(pinned_owner_chain_stays),
 	KTEST_CASE(deadline_chain_pushed),
 	KTEST_CASE(deadline_chain_pulled),
 	KTEST_CASE(current_chain_stays),
+	KTEST_CASE(only_head_moves_chain),
 	{0}
 };
 KTEST_SUITE(proxy_push, proxy_push_cases);
