@@ -88,11 +88,27 @@ bool px_blocked_on(struct task *p, struct mutex *m)
 	return (m ? on == m : on != NULL) && !READ_ONCE(p->on_cpu);
 }
 
-/* Wait until @p is blocked on a mutex and off every CPU. */
+/*
+ * Wait until @p is blocked on a mutex, off every CPU, and stays so over
+ * one more nap without being switched in: asleep in the lock's slow
+ * path, its arrival's work done.  One look is not enough: a waiter
+ * preempted between setting blocked_on and its first schedule() (inside
+ * its priority-inheritance walk) looks the same for a moment, and a
+ * case that read the owner's boost then saw none (mutex_order, 8 CPUs,
+ * a loaded host).
+ */
 void px_wait_blocked(struct task *p)
 {
-	while (!px_blocked_on(p, NULL))
+	for (;;) {
+		uint64_t sw;
+
+		while (!px_blocked_on(p, NULL))
+			sleep_ns(MS / 2);
+		sw = READ_ONCE(p->nr_switches);
 		sleep_ns(MS / 2);
+		if (px_blocked_on(p, NULL) && READ_ONCE(p->nr_switches) == sw)
+			return;
+	}
 }
 
 void px_join(struct task *p)

@@ -28,7 +28,9 @@ void px_wait_flag(volatile int *flag);
 /* Is @p blocked on @m (NULL: on any mutex) and off every CPU?  One racy
  * look. */
 bool px_blocked_on(struct task *p, struct mutex *m);
-/* Wait until px_blocked_on(@p, NULL). */
+/* Wait until px_blocked_on(@p, NULL), and still so, not switched in,
+ * after one more nap: asleep in the slow path (not preempted on its way
+ * there). */
 void px_wait_blocked(struct task *p);
 /* thread_join(@p) unless NULL. */
 void px_join(struct task *p);
