@@ -167,7 +167,7 @@ static void setaffinity_moves_running_task(struct ktest *t)
 {
 	struct thread_opts o = { .affinity = 1ULL << 0 };
 	struct task *h;
-	uint64_t until, exec, mine = current()->cpus_allowed;
+	uint64_t start, until, exec, mine = current()->cpus_allowed;
 	bool seen_on_1 = false;
 
 	if (online_cpus() < 2)
@@ -186,10 +186,15 @@ static void setaffinity_moves_running_task(struct ktest *t)
 	KEXPECT_EQ(t, sched_setaffinity(current(), 1ULL << 0), 0);
 	KEXPECT_EQ(t, sched_setaffinity(h, 1ULL << 1), 0);
 	/* From here on it must never be seen on CPU 0 again, and it must
-	 * make progress on CPU 1. */
+	 * make progress on CPU 1: watched for 200 ms, and on until it ran
+	 * 50 ms there (2 s at most: a loaded host, 8 vCPUs on 2 cores,
+	 * once left CPU 1's vCPU less than 50 ms of the first 200). */
 	exec = READ_ONCE(h->sum_exec_ns);
-	until = clock_ns() + 200 * NSEC_PER_MSEC;
-	while (clock_ns() < until) {
+	start = clock_ns();
+	until = start + 2 * NSEC_PER_SEC;
+	while (clock_ns() < until &&
+	       (clock_ns() < start + 200 * NSEC_PER_MSEC ||
+		READ_ONCE(h->sum_exec_ns) <= exec + 50 * NSEC_PER_MSEC)) {
 		if (running_on(h, 0))
 			ktest_fail(t, __FILE__, __LINE__, "hog still runs on cpu0");
 		seen_on_1 |= READ_ONCE(h->cpu) == 1;
