@@ -4,6 +4,9 @@
 #   make test  [ARCH=...] [CPUS=n]   build, boot under QEMU, judge KTAP
 #                                    (no ARCH: both arches, 1/2/4/8 CPUs)
 #   make bench [ARCH=...] [CPUS=n]   benchmarks under qemu -icount shift=0
+#   make profile BENCHES=a[,b] [ARCH=...] [CPUS=n] [PERIOD=us]
+#                                    a benchmark under the sampling
+#                                    profiler: its hottest functions
 #   make debug [ARCH=...] [CPUS=n]   QEMU halted, gdb stub on :1234
 #   make lab SCENARIO=file [ARCH=...] [CPUS=n] [LOCKING=proxy|inherit|none]
 #                                    run a scenario, draw its trace
@@ -47,7 +50,7 @@ SRCS := $(GEN_SRCS) $(ARCH_SRCS)
 OBJS := $(patsubst %,$(BUILD)/%.o,$(basename $(SRCS))) $(BUILD)/scenarios.o
 KERNEL := $(BUILD)/kernel.elf
 
-.PHONY: kernel images run test bench debug lab deps clean
+.PHONY: kernel images run test bench profile debug lab deps clean
 
 kernel: $(KERNEL)
 images: $(KERNEL) $(ARCH_IMAGES)
@@ -114,6 +117,13 @@ test: deps
 bench: deps
 	@for a in $(TEST_ARCHES); do $(MAKE) --no-print-directory ARCH=$$a images || exit 1; done
 	python3 tests/runner.py bench $(RUNNER_ARGS) $(if $(BENCHES),--benches $(BENCHES))
+
+profile: deps
+	@if [ -z "$(BENCHES)" ]; then echo "make profile: give BENCHES=name[,name]" \
+		"(make bench lists them)" >&2; exit 2; fi
+	@for a in $(TEST_ARCHES); do $(MAKE) --no-print-directory ARCH=$$a images || exit 1; done
+	python3 tests/runner.py profile $(RUNNER_ARGS) --benches $(BENCHES) \
+		$(if $(PERIOD),--period $(PERIOD))
 
 # CPUS defaults to the scenario's own `cpus` line (tests/lab/lab.py).
 lab: deps

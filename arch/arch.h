@@ -151,6 +151,19 @@ void ipi_interrupt(void);
  * the register dump first.  Kernel is built with frame pointers. */
 void arch_backtrace(uintptr_t fp);
 
+/* For the profiler (kernel/profile.c), from a timer callback: the PC the
+ * current timer interrupt interrupted, then the return addresses of its
+ * callers (frame pointers), at most @max in all; returns how many.  The
+ * arch keeps a pointer to the timer interrupt's trap frame for this (one
+ * store per timer interrupt).  0 outside a timer interrupt. */
+int arch_irq_callchain(uintptr_t *pc, int max);
+/* The profiler's NMI source: every online CPU takes an NMI every
+ * @period_ns and passes its call chain to profile_record().  -ENODEV
+ * where the arch has none (RISC-V), -EINVAL for a period it cannot do:
+ * then the profiler uses timers.  Task context. */
+int arch_profile_nmi_start(uint64_t period_ns);
+void arch_profile_nmi_stop(void);
+
 /* Enable interrupts and halt until the next one, atomically (sti;hlt /
  * wfi with the timer armed).  Called by the idle task with interrupts
  * disabled; returns with interrupts disabled.  Never spins: under

@@ -14,6 +14,9 @@
 #include "boot.h"
 #include "cmdline.h"
 #include "arch.h"
+#include "errno.h"
+#include "profile.h"
+#include <printf.h>
 #include <string.h>
 
 extern const struct bench __start_benches[];
@@ -50,15 +53,66 @@ static const struct bench *find_bench(const char *name)
 	return NULL;
 }
 
-static void run_one(const struct bench *b)
+/* profile=<us> on the command line: the sampling period, else 0. */
+static uint64_t profile_period(void)
 {
+	char val[16];
+	unsigned long long us;
+
+	if (!boot_info ||
+	    !cmdline_get(boot_info->cmdline, "profile", val, sizeof(val)))
+		return 0;
+	if (parse_u64(val, &us) != 0 || us * NSEC_PER_USEC < PROFILE_PERIOD_MIN ||
+	    us * NSEC_PER_USEC > PROFILE_PERIOD_MAX) {
+		printk("# bench: profile=%s is not a period in us (%llu..%llu): "
+		       "not profiling\n", val,
+		       (unsigned long long)(PROFILE_PERIOD_MIN / NSEC_PER_USEC),
+		       (unsigned long long)(PROFILE_PERIOD_MAX / NSEC_PER_USEC));
+		return 0;
+	}
+	return us * NSEC_PER_USEC;
+}
+
+static void run_one(const struct bench *b, uint64_t profile_ns)
+{
+	int err;
+
+	printk("# bench %s: %s\n", b->name, b->what);
+	if (!profile_ns) {
+		b->run();
+		return;
+	}
+	err = profile_start(profile_ns);
+	if (err)
+		printk("# bench %s: the profiler did not start (%d)\n",
+		       b->name, err);
+	b->run();
+	if (!err) {
+		profile_stop();
+		profile_print(b->name);
+	}
+}
+
+int bench_profile(const char *name, uint64_t period_ns)
+{
+	const struct bench *b = find_bench(name);
+	int err;
+
+	if (!b)
+		return -ENOENT;
+	if ((err = profile_start(period_ns)) != 0)
+		return err;
 	printk("# bench %s: %s\n", b->name, b->what);
 	b->run();
+	profile_stop();
+	profile_print(b->name);
+	return 0;
 }
 
 int bench_run(const char *const *names, int n)
 {
 	bool all = !names || n == 0 || (n == 1 && strcmp(names[0], "all") == 0);
+	uint64_t profile_ns = profile_period();
 	int unknown = 0;
 
 	/* Check every name first so that a typo runs nothing. */
@@ -82,10 +136,10 @@ int bench_run(const char *const *names, int n)
 	if (all) {
 		for (const struct bench *b = __start_benches;
 		     b < __stop_benches; b++)
-			run_one(b);
+			run_one(b, profile_ns);
 	} else {
 		for (int i = 0; i < n; i++)
-			run_one(find_bench(names[i]));
+			run_one(find_bench(names[i]), profile_ns);
 	}
 	printk("# bench: done\n");
 	return 0;

@@ -12,6 +12,7 @@
  */
 #include "kernel.h"
 #include "bench.h"
+#include "profile.h"
 #include "console.h"
 #include "cpu.h"
 #include "ktest.h"
@@ -259,6 +260,39 @@ static int cmd_bench(int argc, char **argv)
 	return 0;
 }
 
+/* `profile NAME [period_us]`: benchmark NAME under the profiler; the
+ * chains are raw addresses (tests/profile_report.py names them). */
+static int cmd_profile(int argc, char **argv)
+{
+	unsigned long long us = 20;
+	int err;
+
+	if (argc < 2 || argc > 3) {
+		shell_printf("error: usage: profile BENCH [period_us]\n");
+		return -1;
+	}
+	if (!bench_exists(argv[1])) {
+		shell_printf("error: no benchmark '%s' (try: bench ?)\n", argv[1]);
+		return -1;
+	}
+	if (argc == 3 && parse_u64(argv[2], &us) != 0) {
+		shell_printf("error: '%s' is not a period in us\n", argv[2]);
+		return -1;
+	}
+	err = bench_profile(argv[1], us * NSEC_PER_USEC);
+	if (err == -EINVAL) {
+		shell_printf("error: period %llu us out of range (%llu..%llu)\n",
+			     us, (unsigned long long)(PROFILE_PERIOD_MIN / NSEC_PER_USEC),
+			     (unsigned long long)(PROFILE_PERIOD_MAX / NSEC_PER_USEC));
+		return -1;
+	}
+	if (err) {
+		shell_printf("error: the profiler did not start (%d)\n", err);
+		return -1;
+	}
+	return 0;
+}
+
 /* `locking` prints the mutex locking mode, `locking MODE` sets it
  * (refused while tasks wait on mutexes: their wait began in the old
  * mode). */
@@ -432,6 +466,9 @@ static const struct command commands[] = {
 	{ "ps", "", "tasks: state, cpu, class, prio, runtime, mutex/proxy", cmd_ps },
 	{ "test", "[suite...|?]", "run in-kernel tests (none: all)", cmd_test },
 	{ "bench", "[name...|?]", "run benchmarks (none: all)", cmd_bench },
+	{ "profile", "bench [us]",
+	  "run a benchmark under the sampling profiler (every 20 us)",
+	  cmd_profile },
 	{ "locking", "[mode]", "mutex locking mode: proxy, inherit or none",
 	  cmd_locking },
 	{ "trace", "[clear|on|off]",

@@ -5,6 +5,8 @@
                     [--jobs J] [--no-crash] [--no-selftest]
                     [--build-root D] [--log-dir D]
     runner.py bench [--arch A] [--cpus N] [--benches x,y] [--timeout S]
+    runner.py profile --benches x,y [--arch A] [--cpus N] [--period US]
+                    [--top K]
 
 `test` boots every configuration of the matrix (x86_64 and riscv64 at 1, 2,
 4 and 8 CPUs; one x86_64 configuration through the GRUB ISO, one riscv64
@@ -23,6 +25,12 @@ failure.  Every boot's serial log is kept in build/test-logs/.
 `bench` boots with `qemu -icount shift=0,sleep=off` and `bench=all icount=1`
 at 1 and 2 CPUs, then the benches of BENCH_MORE_CPUS again at their extra
 CPU counts, and prints the figures as a table.
+
+`profile` boots the same way (1 CPU unless --cpus) with `profile=<us>`:
+the kernel samples every CPU's interrupted PC and call chain while each
+benchmark runs (kernel/profile.c); the flat profile of each (functions by
+share of samples, named with the kernel's symbols by profile_report.py) is
+printed, and its folded stacks written to build/profile/<arch>-smp<N>/.
 
 QEMU exit status (see docs/testing.md): on x86_64 the isa-debug-exit device
 makes QEMU exit with (code << 1) | 1, so kernel code 0 is status 1; status 0
@@ -924,6 +932,64 @@ def bench_main(args):
             print("FAIL %s: %s (log: %s)" % (b.name, problem, b.log_path()))
     return 1 if failed else 0
 
+# ---- Profiles ---------------------------------------------------------------
+
+# The toolchain's nm for each arch (arch/*/build.mk CROSS_COMPILE).
+NM = {"x86_64": "nm", "riscv64": "riscv64-unknown-elf-nm"}
+PROFILE_PERIOD_US = 20          # kernel/profile.h: 5 us .. 100 ms
+
+
+def profile_main(args):
+    """Run --benches under the kernel's profiler (profile=<us>, -icount) and
+    print each one's flat profile; folded stacks go to build/profile/."""
+    import profile_report
+    if not args.benches:
+        print("runner.py profile: name the benchmarks (--benches a,b)",
+              file=sys.stderr)
+        return 2
+    arches = [args.arch] if args.arch else list(ARCHES)
+    n = args.cpus or 1
+    boots = []
+    for arch in arches:
+        b = Boot(arch, n, "kernel", "bench=%s icount=1 trace=off profile=%d"
+                 % (args.benches, args.period), "%s/smp%d-profile" % (arch, n),
+                 "bench")
+        b.extra = ICOUNT[arch]
+        boots.append(b)
+    results = run_all(boots, max(args.timeout or 0, BENCH_TIMEOUT), args.jobs)
+    failed = 0
+    for res in results:
+        b = res.boot
+        problem = boot_problem(res) or find_panic(res.log)
+        code = kernel_exit_code(b.arch, res.status)
+        if not problem and code != 0:
+            problem = "exit status %s" % res.status
+        profiles = profile_report.parse(res.log)
+        if not profiles and not problem:
+            problem = "no profile lines"
+        if profiles:
+            syms = profile_report.Symbols(
+                os.path.join(BUILD_ROOT, b.arch, "kernel.elf"), NM[b.arch])
+            outdir = os.path.join(BUILD_ROOT, "profile",
+                                  "%s-smp%d" % (b.arch, b.cpus))
+            os.makedirs(outdir, exist_ok=True)
+            for r in parse_bench(res.log):
+                print("bench %s: %s %s (%s; profiled: the sampling adds its "
+                      "own cost)" % r)
+            for prof in profiles:
+                chains = profile_report.report(
+                    prof, syms, args.top,
+                    title="%s %s" % (b.name.rsplit("-", 1)[0], prof.bench))
+                path = os.path.join(outdir, prof.bench + ".folded")
+                with open(path, "w") as f:
+                    f.write("\n".join(profile_report.folded(
+                        chains, prof.bench)) + "\n")
+                print("  folded stacks: %s\n" % path)
+        if problem:
+            failed += 1
+            print("FAIL %s: %s (log: %s)" % (b.name, problem, b.log_path()))
+    return 1 if failed else 0
+
 # ---- Main -------------------------------------------------------------------
 
 
@@ -987,11 +1053,16 @@ def test_main(args):
 def main(argv=None):
     global BUILD_ROOT, LOG_DIR
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("mode", choices=("test", "bench"))
+    ap.add_argument("mode", choices=("test", "bench", "profile"))
     ap.add_argument("--arch", choices=ARCHES)
     ap.add_argument("--cpus", type=int)
     ap.add_argument("--suites", help="comma-separated suites (default all)")
     ap.add_argument("--benches", help="comma-separated benchmarks")
+    ap.add_argument("--period", type=int, default=PROFILE_PERIOD_US,
+                    help="profile: sampling period, us (default %d)"
+                    % PROFILE_PERIOD_US)
+    ap.add_argument("--top", type=int, default=25,
+                    help="profile: functions listed (default 25)")
     ap.add_argument("--timeout", type=float,
                     help="seconds per boot (default %d, plus %d per CPU "
                     "after the first)" % (DEFAULT_TIMEOUT, TIMEOUT_PER_CPU))
@@ -1014,6 +1085,8 @@ def main(argv=None):
     os.chdir(ROOT)
     if args.mode == "test":
         return test_main(args)
+    if args.mode == "profile":
+        return profile_main(args)
     return bench_main(args)
 
 

@@ -12,6 +12,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import runner  # noqa: E402
+import profile_report  # noqa: E402
 
 GOOD = """\
 OpenSBI v1.1
@@ -453,6 +454,62 @@ class SelftestTests(unittest.TestCase):
             ("riscv64/smp2-selftest", "ktest=ktest_selftest expect_cpus=2",
              "selftest")])
         self.assertEqual(runner.selftest_matrix(["x86_64"], [1])[0].cpus, 1)
+
+PROFILE_LOG = """\
+[cpu0] # bench ctx_switch: yield ping-pong
+[cpu0] profile ctx_switch: 5 samples every 20000 ns, 3 chains, 1 dropped, text at 80201000, by nmi
+[cpu0] profile ctx_switch: 3 80201010 80202008 80203004
+noise[cpu1] profile ctx_switch: 1 80202004 80203004
+[cpu0] profile ctx_switch: 1 90000000
+[cpu0] profile other: 7 80201010
+"""
+
+
+class FakeSymbols(profile_report.Symbols):
+    """Link-time text at 0x200000: pick at +0, schedule at +0x1000,
+    yield at +0x2000, text ends at +0x3000."""
+
+    def __init__(self):
+        self.addrs = [0x200000, 0x201000, 0x202000]
+        self.names = ["pick", "schedule", "yield"]
+        self.text_start, self.text_end = 0x200000, 0x203000
+
+
+class ProfileReportTests(unittest.TestCase):
+    def test_parse_groups_by_bench(self):
+        profs = profile_report.parse(PROFILE_LOG)
+        self.assertEqual([p.bench for p in profs], ["ctx_switch"])
+        p = profs[0]
+        self.assertEqual((p.samples, p.period, p.dropped, p.text_at,
+                          p.source), (5, 20000, 1, 0x80201000, "nmi"))
+        self.assertEqual(p.chains[0], (3, [0x80201010, 0x80202008,
+                                           0x80203004]))
+        self.assertEqual(len(p.chains), 3)
+
+    def test_relocation_and_return_addresses(self):
+        p = profile_report.parse(PROFILE_LOG)[0]
+        chains = profile_report.named_chains(p, FakeSymbols())
+        # Running 0x80001000 above the link address; a return address
+        # names its call (one byte back): 0x80202008 - 1 is in schedule,
+        # 0x80203004 - 1 in yield; outside the text: ??.
+        self.assertEqual(chains[0], (3, ["pick", "schedule", "yield"]))
+        self.assertEqual(chains[1], (1, ["schedule", "yield"]))
+        self.assertEqual(chains[2], (1, ["??"]))
+
+    def test_flat_and_folded(self):
+        p = profile_report.parse(PROFILE_LOG)[0]
+        chains = profile_report.named_chains(p, FakeSymbols())
+        flat = profile_report.flat(chains)
+        self.assertEqual(flat["pick"], (3, 3))
+        self.assertEqual(flat["schedule"], (1, 4))
+        self.assertEqual(flat["yield"], (0, 4))
+        self.assertEqual(profile_report.folded(chains, "b"), [
+            "b;?? 1", "b;yield;schedule 1", "b;yield;schedule;pick 3"])
+        out = io.StringIO()
+        profile_report.report(p, FakeSymbols(), out=out)
+        self.assertIn("60.0   60.0  pick", out.getvalue())
+        self.assertIn("1 dropped", out.getvalue())
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -3,6 +3,7 @@
  * fault reports, and the frame-pointer backtrace.
  */
 #include "cpu.h"
+#include "errno.h"
 #include "printf.h"
 #include "mm.h"
 #include "rv.h"
@@ -97,7 +98,9 @@ void rv_trap(struct trap_frame *tf)
 	irq_enter();
 	if (cause == IRQ_S_TIMER) {
 		rv_timer_irq_ack();
+		this_cpu()->arch.irq_frame = tf;	/* arch_irq_callchain */
 		timer_interrupt();
+		this_cpu()->arch.irq_frame = NULL;
 	} else if (cause == IRQ_S_SOFT) {
 		/* Clear before handling: an IPI sent while we handle this
 		 * one sets SSIP again and is not lost. */
@@ -137,4 +140,68 @@ void arch_backtrace(uintptr_t fp)
 			break;
 		fp = next;
 	}
+}
+
+static bool is_text(uintptr_t pc)
+{
+	extern char __text_start[], __text_end[];
+
+	return pc >= (uintptr_t)__text_start && pc < (uintptr_t)__text_end;
+}
+
+/*
+ * As arch_backtrace, but inside the running task's stack only (no
+ * page-table walk; an idle task on its boot stack gives its PC only),
+ * and a leaf function (one that calls nothing) saves no ra: its frame
+ * holds only the caller's s0, at fp - 8.  Interrupted there, fp - 8 is
+ * not code but a frame pointer above fp; then the caller's return
+ * address is still in the ra register (Linux's RISC-V unwinder does the
+ * same).
+ */
+int arch_irq_callchain(uintptr_t *pc, int max)
+{
+	const struct trap_frame *tf = this_cpu()->arch.irq_frame;
+	const struct task *cur = current_task();
+	uintptr_t lo = cur ? cur->stack_base : 0;
+	uintptr_t hi = lo + TASK_STACK_PAGES * PAGE_SIZE;
+	uintptr_t fp;
+	int n = 0;
+
+#define IN_STACK(a) (lo && (a) >= lo + 16 && (a) <= hi && !((a) & 7))
+	if (!tf || max < 1)
+		return 0;
+	pc[n++] = tf->sepc;
+	fp = tf->x[7];					/* s0 */
+	if (n < max && IN_STACK(fp)) {
+		uintptr_t saved = ((uintptr_t *)fp)[-1];
+
+		if (!is_text(saved) && saved > fp && IN_STACK(saved)) {
+			pc[n++] = tf->x[0];		/* ra */
+			fp = saved;
+		}
+	}
+	while (n < max && IN_STACK(fp)) {
+		uintptr_t ra = ((uintptr_t *)fp)[-1];
+		uintptr_t next = ((uintptr_t *)fp)[-2];
+
+		if (!is_text(ra))
+			break;
+		pc[n++] = ra;
+		if (next <= fp)
+			break;
+		fp = next;
+	}
+#undef IN_STACK
+	return n;
+}
+
+/* S-mode has no NMI: the profiler samples from timer interrupts. */
+int arch_profile_nmi_start(uint64_t period_ns)
+{
+	(void)period_ns;
+	return -ENODEV;
+}
+
+void arch_profile_nmi_stop(void)
+{
 }

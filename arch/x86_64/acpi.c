@@ -38,6 +38,7 @@ struct madt {
 enum {
 	MADT_LAPIC = 0,
 	MADT_IOAPIC = 1,
+	MADT_SOURCE_OVERRIDE = 2,
 	MADT_LAPIC_OVERRIDE = 5,
 	MADT_X2APIC = 9,
 };
@@ -145,8 +146,16 @@ static void parse_madt(struct boot_info *bi, const struct madt *m,
 			break;
 		case MADT_IOAPIC:		/* id, rsvd, address, gsi base */
 			memcpy(&pa32, p + 4, 4);
+			memcpy(&id, p + 8, 4);
 			boot_add_region(bi->devices, &bi->ndevices, pa32,
 					PAGE_SIZE);
+			if (id == 0)		/* the one with the ISA IRQs */
+				x86_ioapic_pa = pa32;
+			break;
+		case MADT_SOURCE_OVERRIDE:	/* bus, irq, gsi, flags */
+			memcpy(&id, p + 4, 4);
+			if (p[2] == 0 && p[3] == 0)	/* ISA IRQ 0: the PIT */
+				x86_pit_gsi = id;
 			break;
 		case MADT_LAPIC_OVERRIDE:	/* rsvd, 64-bit address */
 			memcpy(&addr, p + 4, 8);

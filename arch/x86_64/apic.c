@@ -35,12 +35,16 @@
 #define ICR_LEVEL (1u << 15)
 #define ICR_INIT (5u << 8)
 #define ICR_STARTUP (6u << 8)
+#define ICR_NMI (4u << 8)
+#define ICR_OTHERS (3u << 18)		/* shorthand: all excluding self */
 #define TIMER_DIV_16 0x3
 
 #define PIT_HZ 1193182ULL
 #define CALIBRATE_MS 10
 
 uintptr_t x86_lapic_pa = 0xfee00000;	/* MADT may override (acpi.c) */
+uintptr_t x86_ioapic_pa;		/* acpi.c */
+uint32_t x86_pit_gsi;			/* acpi.c: ISA IRQ 0, no override */
 
 static uint64_t tsc_hz, lapic_hz;	/* LAPIC timer ticks/s after /16 */
 static uint64_t tsc_boot;		/* TSC at calibration: time 0 */
@@ -196,6 +200,15 @@ static void lapic_send(uint32_t apic_id, uint32_t icr_lo)
 	lapic_write(LAPIC_ICR_HI, apic_id << 24);
 	lapic_write(LAPIC_ICR_LO, icr_lo);
 	arch_irq_restore(flags);
+}
+
+/* Only the low half: the "all excluding self" shorthand needs no
+ * destination, so an NMI landing between another sender's two writes
+ * leaves its destination alone.  No busy wait: QEMU's ICR never stays
+ * busy, and an NMI must not spin. */
+void x86_lapic_nmi_others(void)
+{
+	lapic_write(LAPIC_ICR_LO, ICR_OTHERS | ICR_NMI | ICR_ASSERT);
 }
 
 void arch_send_ipi(struct cpu *cpu)

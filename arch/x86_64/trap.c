@@ -89,6 +89,41 @@ void arch_backtrace(uintptr_t fp)
 	}
 }
 
+/*
+ * The PC @f interrupted, then its callers' return addresses.  The walk
+ * stays inside the running task's stack (no page-table walk: this runs
+ * in an NMI, every few microseconds); a task without one of its own (an
+ * idle task on its boot stack) gives its PC only.
+ */
+int x86_callchain(const struct trap_frame *f, uintptr_t *pc, int max)
+{
+	const struct task *cur = current_task();
+	uintptr_t fp, lo = cur ? cur->stack_base : 0;
+	uintptr_t hi = lo + TASK_STACK_PAGES * PAGE_SIZE;
+	int n = 0;
+
+	if (!f || max < 1)
+		return 0;
+	pc[n++] = f->rip;
+	for (fp = f->rbp; lo && n < max && fp >= lo && fp + 16 <= hi &&
+	     !(fp & 7);) {
+		const uint64_t *frame = (const uint64_t *)fp;
+
+		if (!frame[1])
+			break;
+		pc[n++] = frame[1];
+		if (frame[0] <= fp)	/* callers' frames are higher up */
+			break;
+		fp = frame[0];
+	}
+	return n;
+}
+
+int arch_irq_callchain(uintptr_t *pc, int max)
+{
+	return x86_callchain(this_cpu()->arch.irq_frame, pc, max);
+}
+
 static void dump_frame(const struct trap_frame *f)
 {
 	printk("RIP %016lx CS %04lx RFLAGS %016lx\n", f->rip, f->cs, f->rflags);
@@ -136,7 +171,9 @@ void x86_trap(struct trap_frame *f)
 	switch (f->vector) {
 	case TIMER_VECTOR:
 		irq_enter();
+		this_cpu()->arch.irq_frame = f;		/* arch_irq_callchain */
 		timer_interrupt();
+		this_cpu()->arch.irq_frame = NULL;
 		x86_lapic_eoi();
 		irq_exit();
 		return;
@@ -148,6 +185,10 @@ void x86_trap(struct trap_frame *f)
 		return;
 	case SPURIOUS_VECTOR:
 		return;			/* no EOI for the spurious vector */
+	case 2:				/* NMI */
+		if (x86_profile_nmi(f))
+			return;
+		break;
 	}
 	if (f->vector < 32)
 		exception(f);

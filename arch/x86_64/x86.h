@@ -136,6 +136,17 @@ void boot_add_region(struct mem_region *r, int *n, uint64_t base,
 void x86_acpi_init(struct boot_info *bi, uintptr_t rsdp);
 uintptr_t x86_acpi_find_rsdp_bios(void);
 extern uintptr_t x86_lapic_pa;
+/* The IOAPIC that has GSI 0 (0: none found), and the PIT's GSI (ISA IRQ 0
+ * after the MADT's interrupt source override).  acpi.c. */
+extern uintptr_t x86_ioapic_pa;
+extern uint32_t x86_pit_gsi;
+/* The PC @f interrupted, then its callers' return addresses (frame
+ * pointers), at most @max; how many.  trap.c. */
+int x86_callchain(const struct trap_frame *f, uintptr_t *pc, int max);
+/* The profiler's NMI (profile_nmi.c): true if it took this NMI. */
+bool x86_profile_nmi(struct trap_frame *f);
+/* Send an NMI to every other CPU (ICR shorthand; safe in an NMI). */
+void x86_lapic_nmi_others(void);
 
 /* apic.c */
 void x86_pic_disable(void);

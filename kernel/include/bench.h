@@ -32,5 +32,10 @@ uint64_t bench_switch_cost(bool *all_switched);
 /* Run the named benchmarks (none: all); returns -ENOENT for an unknown
  * name (after printing which). */
 int bench_run(const char *const *names, int n);
+/* Run benchmark @name (must exist) under the profiler (profile.h),
+ * sampling every @period_ns, and print the profile tagged with its name.
+ * bench_run() does this for every benchmark when the command line has
+ * profile=<us>.  Returns profile_start()'s error, else 0. */
+int bench_profile(const char *name, uint64_t period_ns);
 void bench_list(void);
 #endif

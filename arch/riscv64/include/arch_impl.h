@@ -31,6 +31,7 @@ struct cpu;
 struct arch_cpu {
 	uint64_t hartid;
 	uintptr_t emergency_stack_top;	/* also kept in sscratch */
+	const void *irq_frame;		/* the timer interrupt's trap frame */
 };
 
 /* Callee-saved state of a switched-out task; offsets used by switch.S. */

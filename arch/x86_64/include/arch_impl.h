@@ -36,6 +36,7 @@ struct arch_cpu {
 	struct x86_tss tss;
 	uintptr_t ist_base;		/* IST stacks: NMI, #DF, #PF (x86.h) */
 	volatile int alive;		/* set by the AP, read by arch_cpu_start */
+	const void *irq_frame;		/* the timer interrupt's trap frame */
 };
 
 /*
