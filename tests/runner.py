@@ -428,18 +428,22 @@ def run_boot(boot, timeout):
     return res
 
 
-def monitor_command(path, command):
+def monitor_command(path, command, wait=30):
     """Send @command to the QEMU monitor at unix socket @path; its
-    answer (what arrived within a few seconds), or a line saying why
-    there is none."""
+    answer, read until the monitor's prompt comes back after it (at most
+    @wait seconds: on a loaded host `info registers -a` on 8 vCPUs once
+    took longer than the 5 s this used to wait, and left nothing), or a
+    line saying why there is none."""
     out = b""
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-            s.settimeout(3)
+            s.settimeout(wait)
             s.connect(path)
             s.sendall(command.encode() + b"\n")
-            end = time.monotonic() + 5
-            while time.monotonic() < end:
+            end = time.monotonic() + wait
+            # The banner's prompt, then the one after the answer.
+            while out.count(b"(qemu)") < 2 and time.monotonic() < end:
+                s.settimeout(max(0.1, end - time.monotonic()))
                 try:
                     data = s.recv(65536)
                 except socket.timeout:
@@ -447,6 +451,9 @@ def monitor_command(path, command):
                 if not data:
                     break
                 out += data
+            if out.count(b"(qemu)") < 2:
+                out += ("\n(the monitor did not finish answering in %d s)\n"
+                        % wait).encode()
     except OSError as e:
         out += ("(no monitor: %s)\n" % e).encode()
     return out
