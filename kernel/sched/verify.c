@@ -541,15 +541,20 @@ static bool waiting_context(struct rq *rq, struct task *w, struct rank *r)
 	return r->cls != RANK_RT || !rt_stepping_aside(rq);
 }
 
-static void sample(uint64_t now)
+static void sample(void)
 {
-	uint64_t online = cpus_online_mask();
+	uint64_t online = cpus_online_mask(), now;
 	struct rank donor[NR_CPUS], committed[NR_CPUS];
 
 	if (!lock_all(online)) {
 		sv.st.busy++;
 		return;
 	}
+	/* The time of what the locks now show.  Read before them, it is
+	 * stale by however long a host stopped the sampler's vCPU in
+	 * between: a report once showed a deadline set 17 ms after its
+	 * sample's time. */
+	now = clock_ns();
 	/* Each CPU's donor, and what it is committed to: a CPU with a
 	 * pending reschedule is about to pick its best queued context, and
 	 * so is one whose donor is idle while something runnable is queued
@@ -613,15 +618,12 @@ static void sample(uint64_t now)
 
 static void sv_timer_fn(struct timer *t)
 {
-	uint64_t now;
-
 	spin_lock_raw(&sv.lock);
 	if (!sv.on) {
 		spin_unlock_raw(&sv.lock);
 		return;
 	}
-	now = clock_ns();
-	sample(now);
+	sample();
 	/* From now, not from the deadline: a late interrupt does not make
 	 * the next samples crowd in. */
 	timer_arm(t, clock_ns() + sv.period_ns);
