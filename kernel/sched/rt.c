@@ -263,12 +263,15 @@ static void put_prev_task_rt(struct rq *rq, struct task *p)
 	(void)p;
 }
 
-/* Would @p preempt what @rq runs now (rq->donor)?  rq->lock held. */
+/* Would @p preempt what @rq runs now (rq->donor)?  Not where the RT
+ * class steps aside; a throttled CPU where no lower class waits runs RT
+ * on, and the more important RT task is the one to run there.
+ * rq->lock held. */
 static bool rt_preempts(struct rq *rq, struct task *p)
 {
 	struct task *donor = rq->donor;
 
-	if (rq->rt.throttled)
+	if (rt_stepping_aside(rq))
 		return false;
 	if (rt_task(donor))
 		return p->prio < donor->prio;
@@ -536,7 +539,7 @@ static void balance_rt(struct rq *rq, struct task *prev)
 {
 	bool lowering;
 
-	if (rq->rt.cpu < 0 || rq->rt.throttled || rq->dl.dl_nr_running)
+	if (rq->rt.cpu < 0 || rt_stepping_aside(rq) || rq->dl.dl_nr_running)
 		return;
 	if (rt_task(prev))
 		lowering = !prev->on_rq || rq->rt.highest_prio > prev->prio;
