@@ -193,6 +193,8 @@ struct rq {
 	uint64_t clock_ns;		/* updated by update_rq_clock() */
 	bool clock_stale;		/* lock waited for since (core.c) */
 	uint64_t nr_switches;
+	uint64_t nr_picks;		/* __schedule() passes, switching or
+					   not (sched_verify's report) */
 	uint64_t nr_preempt_ticks;	/* scheduler ticks that interrupted
 					   preemptible code (sched_verify) */
 	uint64_t pick_ns;		/* when rq->donor last changed */

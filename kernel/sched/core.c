@@ -429,6 +429,7 @@ static void __schedule(int mode)
 			prev->sched_class->task_blocked(rq, prev);
 	}
 	WRITE_ONCE(c->need_resched, false);
+	rq->nr_picks++;
 	prev_donor = rq->donor;
 	for (;;) {
 		donor = pick_next_task(rq, rq->donor);

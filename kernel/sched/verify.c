@@ -73,6 +73,7 @@ struct window {
 	int report;			/* its report slot, -1: none */
 	bool seen, missed;
 	uint32_t ticks0[NR_CPUS];	/* rq->nr_preempt_ticks when it began */
+	uint32_t picks0[NR_CPUS];	/* rq->nr_picks when it began */
 	uint32_t src_ticks0;		/* src's, when it arrived there */
 };
 
@@ -285,8 +286,10 @@ static void see(struct task *w, int src, int target, uint64_t now)
 		win->open_ready_ns = w->ready_ns;
 		win->open_pick_ns = cpu_rq(target)->pick_ns;
 		win->open_prev_ns = lower;
-		for (int c = 0; c < ncpus; c++)
+		for (int c = 0; c < ncpus; c++) {
 			win->ticks0[c] = (uint32_t)cpu_rq(c)->nr_preempt_ticks;
+			win->picks0[c] = (uint32_t)cpu_rq(c)->nr_picks;
+		}
 		win->src = src;
 		win->src_ticks0 = win->ticks0[src];
 		win->busy0 = sv.st.busy;
@@ -452,9 +455,11 @@ static void write_report(struct report *r, struct window *win, uint64_t now,
 
 		if (!READ_ONCE(cpus[c].online))
 			continue;
-		OUT("cpu%d: %llu ticks, %llu switches, preempt %#x: curr %s donor ",
+		OUT("cpu%d: %llu ticks, %llu switches, %u picks in the window, "
+		    "preempt %#x: curr %s donor ",
 		    c, (unsigned long long)rq->nr_preempt_ticks,
 		    (unsigned long long)rq->nr_switches,
+		    (uint32_t)rq->nr_picks - win->picks0[c],
 		    READ_ONCE(cpus[c].preempt_count), rq->curr->name);
 		len = describe_task(r, len, rq->donor);
 		if (rq->rt.rt_nr_running)
