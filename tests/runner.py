@@ -889,6 +889,29 @@ BENCH_CPUS = (1, 2)
 BENCH_MORE_CPUS = {"mutex_contended": (4, 8), "invariant_window": (4, 8)}
 
 
+# Issue 13's targets, judged at 1 CPU: the bound on each row's value (its
+# own unit), per arch.  `bench` prints each next to its figure and marks
+# the ones missed; they are goals, so a miss does not fail the run.
+BENCH_TARGETS = {
+    "ctx_switch": {"x86_64": 250, "riscv64": 250},
+    "mutex_pair": {"x86_64": 50, "riscv64": 60},
+    "thread_spawn": {"x86_64": 4000, "riscv64": 4000},
+    "rt_wakeup_lat_avg": {"x86_64": 600, "riscv64": 600},
+    "rt_wakeup_lat_max": {"x86_64": 900, "riscv64": 900},
+    "inversion_wait_proxy": {"x86_64": 103000, "riscv64": 103000},
+    "inversion_wait_inherit": {"x86_64": 103000, "riscv64": 103000},
+    "trace_event": {"x86_64": 25, "riscv64": 25},
+}
+
+
+def bench_target(arch, cpus, name, value):
+    """'<= N' or '<= N MISSED' for a row with a target, else ''."""
+    bound = BENCH_TARGETS.get(name, {}).get(arch)
+    if bound is None or cpus != 1 or not value.isdigit():
+        return ""
+    return "<= %d%s" % (bound, "" if int(value) <= bound else " MISSED")
+
+
 def bench_boots(arches, cpus, benches):
     """[(arch, cpus, "bench=..." names)] for `runner.py bench`."""
     asked = [b for b in (benches or "").split(",") if b]
@@ -920,8 +943,9 @@ def bench_main(args):
     timeout = max(args.timeout or 0, BENCH_TIMEOUT)
     results = run_all(boots, timeout, args.jobs)
     failed = 0
-    print("%-8s %4s  %-14s %12s  %-12s %s" % ("arch", "cpus", "bench",
-                                              "value", "unit", "detail"))
+    targets = missed = 0
+    print("%-8s %4s  %-14s %12s  %-12s %-16s %s" % (
+        "arch", "cpus", "bench", "value", "unit", "target", "detail"))
     for res in results:
         b = res.boot
         rows = parse_bench(res.log)
@@ -932,11 +956,17 @@ def bench_main(args):
         if not rows and not problem:
             problem = "no bench lines"
         for r in rows:
-            print("%-8s %4d  %-14s %12s  %-12s %s" % (b.arch, b.cpus, r[0],
-                                                      r[1], r[2], r[3]))
+            target = bench_target(b.arch, b.cpus, r[0], r[1])
+            targets += target != ""
+            missed += target.endswith("MISSED")
+            print("%-8s %4d  %-14s %12s  %-12s %-16s %s" % (
+                b.arch, b.cpus, r[0], r[1], r[2], target, r[3]))
         if problem:
             failed += 1
             print("FAIL %s: %s (log: %s)" % (b.name, problem, b.log_path()))
+    if targets:
+        print("targets (issue 13, 1 CPU): %d of %d met, %d MISSED"
+              % (targets - missed, targets, missed))
     return 1 if failed else 0
 
 # ---- Profiles ---------------------------------------------------------------

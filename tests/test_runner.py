@@ -475,6 +475,20 @@ class FakeSymbols(profile_report.Symbols):
         self.text_start, self.text_end = 0x200000, 0x203000
 
 
+class BenchTargetTests(unittest.TestCase):
+    def test_targets_at_one_cpu_only(self):
+        self.assertEqual(runner.bench_target("x86_64", 1, "mutex_pair", "45"),
+                         "<= 50")
+        self.assertEqual(runner.bench_target("riscv64", 1, "mutex_pair",
+                                             "61"), "<= 60 MISSED")
+        self.assertEqual(runner.bench_target("x86_64", 2, "mutex_pair", "99"),
+                         "")
+        self.assertEqual(runner.bench_target("x86_64", 1, "spin_pair", "62"),
+                         "")
+        self.assertEqual(runner.bench_target("x86_64", 1, "ctx_switch", "-"),
+                         "")
+
+
 class ProfileReportTests(unittest.TestCase):
     def test_parse_groups_by_bench(self):
         profs = profile_report.parse(PROFILE_LOG)
