@@ -197,7 +197,8 @@ struct rq {
 					   not (sched_verify's report) */
 	uint64_t nr_preempt_ticks;	/* scheduler ticks that interrupted
 					   preemptible code (sched_verify) */
-	uint64_t pick_ns;		/* when rq->donor last changed */
+	uint64_t pick_ns;		/* when rq->donor, or its rank, last
+					   changed (rq_donor_changed) */
 	uint64_t pick_ticks;		/* nr_preempt_ticks then */
 	struct task *prev;		/* set across a switch, see core.c */
 };

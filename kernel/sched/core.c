@@ -450,10 +450,8 @@ static void __schedule(int mode)
 	 * include the wait (a deadline donor throttled at once). */
 	if (rq->clock_stale)
 		update_rq_clock(rq);
-	if (rq->donor != prev_donor) {
-		rq->pick_ns = rq->clock_ns;
-		rq->pick_ticks = rq->nr_preempt_ticks;
-	}
+	if (rq->donor != prev_donor)
+		rq_donor_changed(rq);
 	if (next != rq->donor)		/* a proxy (not idle with idle) */
 		proxy_check_pick(rq, rq->donor, next);
 	/* Always on: a task lent to this CPU never runs here. */

@@ -202,6 +202,8 @@ static void dl_throttle(struct rq *rq, struct task *p)
 		replenish(dl, rq->clock_ns);
 		if (p->on_rq)
 			__enqueue_dl(rq, p);
+		if (rq->donor == p)
+			rq_donor_changed(rq);	/* a later deadline */
 	}
 	if (rq->donor == p)
 		resched_curr(rq);
@@ -536,6 +538,7 @@ static void update_curr_dl(struct rq *rq, struct task *p, uint64_t delta)
 			}
 			if (queued)
 				__enqueue_dl(rq, p);
+			rq_donor_changed(rq);
 			resched_curr(rq);
 		}
 		return;

@@ -133,6 +133,19 @@ void fair_trigger_load_balance(struct rq *rq);
  * done) when the full pick must run.  rq->lock held. */
 struct task *fair_pick_next(struct rq *rq, struct task *prev);
 /*
+ * The CPU's scheduling context changed: a new donor, or the running
+ * donor's rank (a deadline moved on at a replenishment, parameters or a
+ * boost changed).  Stamped for sched_verify, whose windows on this CPU
+ * start again from here: what ran before was another decision.
+ * rq->lock held.
+ */
+static inline void rq_donor_changed(struct rq *rq)
+{
+	rq->pick_ns = rq->clock_ns;
+	rq->pick_ticks = rq->nr_preempt_ticks;
+}
+
+/*
  * rt.c: throttled, and something of a lower class is waiting for this
  * CPU: the RT class steps aside (its tasks wait by design; verify.c
  * exempts them).  Higher classes were asked before RT, so the other

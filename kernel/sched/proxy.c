@@ -73,8 +73,7 @@ void proxy_donor_to_idle(struct rq *rq, struct task *donor)
 	donor->sched_class->put_prev_task(rq, donor);
 	rq->idle->sched_class->set_next_task(rq, rq->idle);
 	rq->donor = rq->idle;
-	rq->pick_ns = rq->clock_ns;
-	rq->pick_ticks = rq->nr_preempt_ticks;
+	rq_donor_changed(rq);
 }
 
 /*

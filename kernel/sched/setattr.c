@@ -102,8 +102,10 @@ void sched_change(struct task *p, void (*change)(struct task *p, const void *arg
 
 	if (queued)
 		p->sched_class->enqueue_task(rq, p, ENQUEUE_RESTORE);
-	if (running)
+	if (running) {
 		p->sched_class->set_next_task(rq, p);
+		rq_donor_changed(rq);	/* its rank may have changed */
+	}
 	if (prev_class != p->sched_class) {
 		if (prev_class->switched_from)
 			prev_class->switched_from(rq, p);
