@@ -368,14 +368,17 @@ static void print_rt_state(int nh)
 static int sample_top(struct ktest *t, int nh, int lo, int hi, int samples,
 		      int *checked)
 {
-	int self = smp_processor_id(), bad = 0;
+	int bad = 0;
 
 	*checked = 0;
 	for (int s = 0; s < samples && clock_ns() + NSEC_PER_SEC < hog_until; s++) {
 		for (int c = 0; c < ncpus; c++) {
 			int i;
 
-			if (c == self || !cpus[c].online ||
+			/* Our own CPU, looked up each time: where our CPU's
+			 * RT class steps aside (throttled, a fair task
+			 * waiting) another CPU rightly pulls us. */
+			if (c == smp_processor_id() || !cpus[c].online ||
 			    READ_ONCE(cpus[c].rq.rt.throttled))
 				continue;
 			i = hog_index(committed_task(c), nh);
