@@ -426,10 +426,12 @@ static void deadline_chain_pulled(struct ktest *t)
 		pp.d = d;
 		px_wait_blocked(d);
 		d_thr0 = READ_ONCE(d->dl.nr_throttled);
-		/* D may go to B now, but Y will be earlier there. */
-		sched_setaffinity(d, (1ULL << pp.a) | (1ULL << pp.b));
 		if (thread_spawn(&y, "pull-dl-early", dl_leaver_fn, NULL, &yo) == 0) {
 			px_wait_flag(&pp.y_started);
+			/* D may go to B now, but Y is earlier there.  (Widened
+			 * before Y ran, B once pulled the chain at once, before
+			 * the case counted chain moves: x86_64, 8 CPUs.) */
+			sched_setaffinity(d, (1ULL << pp.a) | (1ULL << pp.b));
 			if (thread_spawn(&h, "pull-dl-hog", dl_hog_fn, NULL, &ho) == 0)
 				while (!READ_ONCE(pp.h_start))
 					sleep_ns(MS / 10);
