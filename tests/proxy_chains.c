@@ -241,19 +241,17 @@ static void def_judge(void *arg)
 			def_judge_cpu(c);
 }
 
+static bool def_game(struct ktest *t, int n, int spare);
+
 /*
  * Every H_j must get its lock, through L_j and M_j running for it on
  * their CPUs ahead of the hogs; the judge on the spare CPU never sees a
  * hog committed to run while a chain that outranks it waits to be
  * served on its CPU.  With locking none the hogs run first (the chains'
- * donors sleep): that is what the judge is for.
- */
-static bool def_game(struct ktest *t, int n, int spare);
-
-/*
- * ... and the judge must have seen a chain waiting at least once: a
- * game over before its judge looked (0 of 7 samples, riscv64, 8 CPUs, a
- * loaded host) tested nothing, and is played again (3 games at most).
+ * donors sleep): that is what the judge is for.  It must have seen a
+ * chain waiting at least once: a game over before its judge looked (0 of
+ * 7 samples, riscv64, 8 CPUs, a loaded host) tested nothing, and is
+ * played again (3 games at most).
  */
 static void defending_chains_vs_hogs(struct ktest *t)
 {
