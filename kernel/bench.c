@@ -73,40 +73,39 @@ static uint64_t profile_period(void)
 	return us * NSEC_PER_USEC;
 }
 
-static void run_one(const struct bench *b, uint64_t profile_ns)
+/* @b under the profiler every @ns, its profile printed; not run if the
+ * profiler does not start (its error). */
+static int run_profiled(const struct bench *b, uint64_t ns)
 {
-	int err;
+	int err = profile_start(ns);
 
-	printk("# bench %s: %s\n", b->name, b->what);
-	if (!profile_ns) {
-		b->run();
-		return;
-	}
-	err = profile_start(profile_ns);
 	if (err)
-		printk("# bench %s: the profiler did not start (%d)\n",
-		       b->name, err);
-	b->run();
-	if (!err) {
-		profile_stop();
-		profile_print(b->name);
-	}
-}
-
-int bench_profile(const char *name, uint64_t period_ns)
-{
-	const struct bench *b = find_bench(name);
-	int err;
-
-	if (!b)
-		return -ENOENT;
-	if ((err = profile_start(period_ns)) != 0)
 		return err;
 	printk("# bench %s: %s\n", b->name, b->what);
 	b->run();
 	profile_stop();
 	profile_print(b->name);
 	return 0;
+}
+
+static void run_one(const struct bench *b, uint64_t profile_ns)
+{
+	int err;
+
+	if (profile_ns && (err = run_profiled(b, profile_ns)) == 0)
+		return;
+	if (profile_ns)
+		printk("# bench %s: the profiler did not start (%d)\n",
+		       b->name, err);
+	printk("# bench %s: %s\n", b->name, b->what);
+	b->run();
+}
+
+int bench_profile(const char *name, uint64_t period_ns)
+{
+	const struct bench *b = find_bench(name);
+
+	return b ? run_profiled(b, period_ns) : -ENOENT;
 }
 
 int bench_run(const char *const *names, int n)

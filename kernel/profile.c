@@ -191,7 +191,7 @@ void profile_stop(void)
 			timer_cancel(&prof.timer[c]);
 }
 
-static uint64_t total(void)
+uint64_t profile_samples(void)
 {
 	uint64_t n = 0;
 
@@ -214,7 +214,7 @@ void profile_print(const char *tag)
 		}
 	printk("profile %s: %llu samples every %llu ns, %u chains, %llu "
 	       "dropped, text at %p, by %s\n", tag,
-	       (unsigned long long)total(), (unsigned long long)prof.period_ns,
+	       (unsigned long long)profile_samples(), (unsigned long long)prof.period_ns,
 	       used, (unsigned long long)dropped, (void *)__text_start,
 	       prof.nmi ? "nmi" : "timer");
 	for (int cpu = 0; cpu < ncpus; cpu++) {
@@ -234,11 +234,6 @@ void profile_print(const char *tag)
 			       (unsigned long long)c->count, line);
 		}
 	}
-}
-
-uint64_t profile_samples(void)
-{
-	return total();
 }
 
 uint64_t profile_samples_through(uintptr_t ret)

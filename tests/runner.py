@@ -930,6 +930,18 @@ def bench_boots(arches, cpus, benches):
     return [(arch, n, names) for arch in arches for n, names in plan]
 
 
+def bench_boot_problem(res, found, missing):
+    """What went wrong with bench/profile boot @res, or None: a hang, a
+    panic, an exit status other than success, or nothing @found (then
+    @missing says what was expected)."""
+    problem = boot_problem(res) or find_panic(res.log)
+    if not problem and kernel_exit_code(res.boot.arch, res.status) != 0:
+        problem = "exit status %s" % res.status
+    if not found and not problem:
+        problem = missing
+    return problem
+
+
 def bench_main(args):
     arches = [args.arch] if args.arch else list(ARCHES)
     boots = []
@@ -949,12 +961,7 @@ def bench_main(args):
     for res in results:
         b = res.boot
         rows = parse_bench(res.log)
-        problem = boot_problem(res) or find_panic(res.log)
-        code = kernel_exit_code(b.arch, res.status)
-        if not problem and code != 0:
-            problem = "exit status %s" % res.status
-        if not rows and not problem:
-            problem = "no bench lines"
+        problem = bench_boot_problem(res, rows, "no bench lines")
         for r in rows:
             target = bench_target(b.arch, b.cpus, r[0], r[1])
             targets += target != ""
@@ -997,13 +1004,8 @@ def profile_main(args):
     failed = 0
     for res in results:
         b = res.boot
-        problem = boot_problem(res) or find_panic(res.log)
-        code = kernel_exit_code(b.arch, res.status)
-        if not problem and code != 0:
-            problem = "exit status %s" % res.status
         profiles = profile_report.parse(res.log)
-        if not profiles and not problem:
-            problem = "no profile lines"
+        problem = bench_boot_problem(res, profiles, "no profile lines")
         if profiles:
             syms = profile_report.Symbols(
                 os.path.join(BUILD_ROOT, b.arch, "kernel.elf"), NM[b.arch])
