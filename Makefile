@@ -8,6 +8,8 @@
 #                                    a benchmark under the sampling
 #                                    profiler: its hottest functions
 #   make debug [ARCH=...] [CPUS=n]   QEMU halted, gdb stub on :1234
+#   DEBUG=1 (with any of the above)  -Og build with the debug-only checks
+#                                    (KESTREL_DEBUG), in build/debug/
 #   make lab SCENARIO=file [ARCH=...] [CPUS=n] [LOCKING=proxy|inherit|none]
 #                                    run a scenario, draw its trace
 #                                    (build/lab/: JSON for Perfetto, SVG)
@@ -18,7 +20,19 @@
 
 ARCH ?= x86_64
 CPUS ?= 4
-BUILD := build/$(ARCH)
+# DEBUG=1: optimised for gdb (-Og keeps variables and the order of the
+# source), plus the checks that fast paths keep only in debug builds
+# (`#ifdef KESTREL_DEBUG`, DEBUG_ASSERT() in kernel.h).  Its own build
+# root, so the two builds never mix objects.
+DEBUG ?= 0
+ifeq ($(DEBUG),1)
+BUILD_ROOT := build/debug
+OPT := -Og -DKESTREL_DEBUG
+else
+BUILD_ROOT := build
+OPT := -O2
+endif
+BUILD := $(BUILD_ROOT)/$(ARCH)
 
 ifeq ($(filter $(ARCH),x86_64 riscv64),)
 $(error ARCH=$(ARCH) is not supported: use ARCH=x86_64 or ARCH=riscv64)
@@ -37,7 +51,7 @@ CC := $(CROSS_COMPILE)gcc
 LD := $(CROSS_COMPILE)ld
 OBJCOPY := $(CROSS_COMPILE)objcopy
 
-CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding \
+CFLAGS := -std=gnu11 $(OPT) -g -Wall -Wextra -Werror -ffreestanding \
 	-fno-stack-protector -fno-omit-frame-pointer -fno-strict-aliasing \
 	-fno-common -nostdinc -isystem $(shell $(CC) -print-file-name=include) \
 	-Iarch -Iarch/$(ARCH)/include -Ikernel/include -Ilib/include -Idrivers \
@@ -95,7 +109,7 @@ deps:
 	@sh tests/install-deps.sh $(PACKAGES)
 
 # Runner options: only the configuration asked for on the command line.
-RUNNER_ARGS := $(if $(filter command line environment,$(origin ARCH)),--arch $(ARCH)) \
+RUNNER_ARGS := --build-root $(BUILD_ROOT) $(if $(filter command line environment,$(origin ARCH)),--arch $(ARCH)) \
 	$(if $(filter command line environment,$(origin CPUS)),--cpus $(CPUS))
 TEST_ARCHES := $(if $(filter command line environment,$(origin ARCH)),$(ARCH),x86_64 riscv64)
 
@@ -111,8 +125,10 @@ test: deps
 	python3 tests/test_runner.py
 	python3 tests/lab/test_lab.py
 	$(MAKE) --no-print-directory -C tests/host test
-	@for a in $(TEST_ARCHES); do $(MAKE) --no-print-directory ARCH=$$a images || exit 1; done
-	python3 tests/runner.py test $(RUNNER_ARGS) $(if $(SUITES),--suites $(SUITES))
+	@for a in $(TEST_ARCHES); do $(MAKE) --no-print-directory ARCH=$$a images || exit 1; \
+		[ "$(DEBUG)" = 1 ] || $(MAKE) --no-print-directory ARCH=$$a DEBUG=1 images || exit 1; done
+	python3 tests/runner.py test $(RUNNER_ARGS) $(if $(SUITES),--suites $(SUITES)) \
+		$(if $(filter 1,$(DEBUG)),,--debug-root build/debug)
 
 bench: deps
 	@for a in $(TEST_ARCHES); do $(MAKE) --no-print-directory ARCH=$$a images || exit 1; done

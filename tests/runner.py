@@ -3,7 +3,7 @@
 
     runner.py test  [--arch A] [--cpus N] [--suites a,b] [--timeout S]
                     [--jobs J] [--no-crash] [--no-selftest]
-                    [--build-root D] [--log-dir D]
+                    [--build-root D] [--debug-root D] [--log-dir D]
     runner.py bench [--arch A] [--cpus N] [--benches x,y] [--timeout S]
     runner.py profile --benches x,y [--arch A] [--cpus N] [--period US]
                     [--top K]
@@ -71,11 +71,13 @@ QEMU_COMMON = ["-m", "512M", "-nographic", "-no-reboot"]
 X86_EXIT_DEVICE = ["-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
 
 
-def qemu_x86_kernel(cpus, cmdline):
-    """x86_64 through QEMU's multiboot1 loader (-kernel: ELF32 image)."""
+def qemu_x86_kernel(cpus, cmdline, root=None):
+    """x86_64 through QEMU's multiboot1 loader (-kernel: ELF32 image)
+    from @root/x86_64/ (default BUILD_ROOT)."""
+    root = root or BUILD_ROOT
     return (["qemu-system-x86_64", "-machine", "q35", "-smp", str(cpus)]
             + QEMU_COMMON + X86_EXIT_DEVICE
-            + ["-kernel", BUILD_ROOT + "/x86_64/kernel.mb1",
+            + ["-kernel", root + "/x86_64/kernel.mb1",
                "-append", cmdline])
 
 
@@ -85,11 +87,13 @@ def qemu_x86_grub(cpus, iso):
             + QEMU_COMMON + X86_EXIT_DEVICE + ["-cdrom", iso])
 
 
-def qemu_riscv_kernel(cpus, cmdline):
-    """riscv64 through OpenSBI (fw_dynamic) loading the Image directly."""
+def qemu_riscv_kernel(cpus, cmdline, root=None):
+    """riscv64 through OpenSBI (fw_dynamic) loading the Image directly
+    from @root/riscv64/ (default BUILD_ROOT)."""
+    root = root or BUILD_ROOT
     return (["qemu-system-riscv64", "-machine", "virt", "-smp", str(cpus)]
             + QEMU_COMMON
-            + ["-bios", "default", "-kernel", BUILD_ROOT + "/riscv64/Image",
+            + ["-bios", "default", "-kernel", root + "/riscv64/Image",
                "-append", cmdline])
 
 
@@ -131,6 +135,7 @@ class Boot:
         self.also = []              # crash: regexes the whole log must match
         self.want_suites = []       # subtests that must have run (module)
         self.module = None          # grub/uboot: boot module / initrd file
+        self.build_root = None      # images from here, not BUILD_ROOT
 
     def file_base(self):
         """build/test-logs/x86_64-smp4-grub: stem of this boot's files."""
@@ -141,21 +146,22 @@ class Boot:
 
     def prepare(self):
         """Build what the boot needs (ISO, U-Boot dir); returns argv."""
+        root = self.build_root or BUILD_ROOT
         if self.method == "kernel":
             if self.arch == "x86_64":
-                argv = qemu_x86_kernel(self.cpus, self.cmdline)
+                argv = qemu_x86_kernel(self.cpus, self.cmdline, root)
             else:
-                argv = qemu_riscv_kernel(self.cpus, self.cmdline)
+                argv = qemu_riscv_kernel(self.cpus, self.cmdline, root)
         elif self.method == "grub":
             iso = self.file_base() + ".iso"
             run_tool(["sh", "arch/x86_64/mkiso.sh",
-                      BUILD_ROOT + "/x86_64/kernel.elf", iso, self.cmdline]
+                      root + "/x86_64/kernel.elf", iso, self.cmdline]
                      + ([self.module] if self.module else []))
             argv = qemu_x86_grub(self.cpus, iso)
         elif self.method == "uboot":
             outdir = self.file_base() + ".uboot"
             run_tool(["sh", "arch/riscv64/mkuboot.sh",
-                      BUILD_ROOT + "/riscv64/Image", outdir, self.cmdline]
+                      root + "/riscv64/Image", outdir, self.cmdline]
                      + ([self.module] if self.module else []))
             argv = qemu_riscv_uboot(self.cpus, outdir)
         else:
@@ -322,6 +328,28 @@ def lab_matrix(arches):
                      "%s/smp%d-lab" % (arch, LAB_CPUS), "lab")
             b.extra = ["-initrd", LAB_SCENARIO]
         b.want_suites = [LAB_SCENARIO_NAME]
+        boots.append(b)
+    return boots
+
+
+# The DEBUG=1 build (-Og, KESTREL_DEBUG: the checks hot paths keep only
+# in debug builds) boots once per arch with the suites of those paths,
+# when `--debug-root` says where its images are (`make test` builds them).
+DEBUG_SUITES = ("sched_core", "sched_fair", "sched_rt", "sched_dl",
+                "sched_invariant", "mutex", "proxy", "proxy_chains",
+                "thread", "context", "trace", "mm")
+DEBUG_CPUS = 2
+
+
+def debug_matrix(arches, cpu_counts, suites, root):
+    wanted = [s for s in DEBUG_SUITES if not suites or s in suites]
+    n = DEBUG_CPUS if DEBUG_CPUS in cpu_counts else cpu_counts[-1]
+    boots = []
+    for arch in arches if wanted else ():
+        b = Boot(arch, n, "kernel", "ktest=%s expect_cpus=%d%s"
+                 % (",".join(wanted), n, verify_arg(n)),
+                 "%s/smp%d-debug" % (arch, n), "test")
+        b.build_root = root
         boots.append(b)
     return boots
 
@@ -1068,6 +1096,8 @@ def test_main(args):
         if not args.cpus or args.cpus == 1:
             boots += icount_matrix(arches, suites)
         boots += locking_matrix(arches, counts, suites)
+        if args.debug_root:
+            boots += debug_matrix(arches, counts, suites, args.debug_root)
     if not asked or SCENARIO_SUITE in asked:
         boots += scenario_matrix(arches, counts)
         if not args.cpus or args.cpus == LAB_CPUS:
@@ -1113,6 +1143,9 @@ def main(argv=None):
                     help="skip the test framework's self-test boots")
     ap.add_argument("--build-root", default="build",
                     help="where the images are: DIR/<arch>/ (default build)")
+    ap.add_argument("--debug-root",
+                    help="test: also boot the DEBUG=1 images in DIR/<arch>/ "
+                    "with DEBUG_SUITES")
     ap.add_argument("--log-dir", default=LOG_DIR,
                     help="serial logs, ISOs, U-Boot dirs (default %s)"
                     % LOG_DIR)

@@ -455,6 +455,23 @@ class SelftestTests(unittest.TestCase):
              "selftest")])
         self.assertEqual(runner.selftest_matrix(["x86_64"], [1])[0].cpus, 1)
 
+
+class DebugMatrixTests(unittest.TestCase):
+    def test_debug_boots_use_their_own_images(self):
+        boots = runner.debug_matrix(["x86_64", "riscv64"], [1, 2, 4],
+                                    ["mutex", "spinlock"], "build/debug")
+        self.assertEqual([(b.name, b.cmdline) for b in boots], [
+            ("x86_64/smp2-debug",
+             "ktest=mutex expect_cpus=2 sched_verify=on"),
+            ("riscv64/smp2-debug",
+             "ktest=mutex expect_cpus=2 sched_verify=on")])
+        argv = boots[1].prepare()
+        self.assertIn("build/debug/riscv64/Image", argv)
+        self.assertEqual(runner.debug_matrix(["x86_64"], [1, 2], ["spinlock"],
+                                             "build/debug"), [])
+        self.assertEqual(runner.debug_matrix(["x86_64"], [8], [],
+                                             "d")[0].cpus, 8)
+
 PROFILE_LOG = """\
 [cpu0] # bench ctx_switch: yield ping-pong
 [cpu0] profile ctx_switch: 5 samples every 20000 ns, 3 chains, 1 dropped, text at 80201000, by nmi

@@ -68,6 +68,19 @@ void __panic(const char *file, int line, const char *fmt, ...)
 	} while (0)
 #define ASSERT(cond) BUG_ON(!(cond))
 
+/*
+ * DEBUG_ASSERT: a check a hot path keeps only in the DEBUG=1 build
+ * (-Og, KESTREL_DEBUG): one whose cost shows in `make bench` and whose
+ * condition the tests already prove in the normal build.  The condition
+ * is still compiled (and type-checked) in every build, never evaluated
+ * outside the debug one.
+ */
+#ifdef KESTREL_DEBUG
+#define DEBUG_ASSERT(cond) ASSERT(cond)
+#else
+#define DEBUG_ASSERT(cond) do { if (0) ASSERT(cond); } while (0)
+#endif
+
 #define READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
 #define barrier() __asm__ __volatile__("" ::: "memory")
