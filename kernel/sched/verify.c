@@ -383,6 +383,25 @@ static bool past_bound(struct window *win, uint64_t now)
 #define OUT(...) (len += len < SV_REPORT_LEN ? \
 	snprintf(r->text + len, SV_REPORT_LEN - len, __VA_ARGS__) : 0)
 
+/*
+ * The RT class's count against the RT tasks on the runqueue's list: they
+ * must agree (a CPU whose count is short is left out of the overload
+ * mask, and no pull sees its waiting task).  Said only when they do not.
+ */
+static size_t describe_rt_count(struct report *r, size_t len, struct rq *rq)
+{
+	unsigned n = 0;
+	struct list_head *pos;
+
+	list_for_each(pos, &rq->tasks)
+		n += list_entry(pos, struct task, rq_node)->sched_class ==
+		     &rt_sched_class;
+	if (n != rq->rt.rt_nr_running)
+		OUT(" RT COUNT %u BUT %u RT TASKS QUEUED", rq->rt.rt_nr_running,
+		    n);
+	return len;
+}
+
 static size_t describe_task(struct report *r, size_t len, struct task *p)
 {
 	struct rank k = task_rank(p);
@@ -465,6 +484,12 @@ static void write_report(struct report *r, struct window *win, uint64_t now,
 		if (rq->rt.rt_nr_running)
 			OUT(" rt %u queued, %u may move", rq->rt.rt_nr_running,
 			    rq->rt.rt_nr_migratory);
+		len = describe_rt_count(r, len, rq);
+		/* Seen in a pick that dropped rq->lock (a pull) after prev
+		 * left the queue: for that moment the CPU looks less busy
+		 * than it is (not RT-overloaded, say). */
+		if (!rq->curr->on_rq && rq->curr != rq->idle)
+			OUT(" curr-not-queued");
 		OUT("%s%s%s%s", READ_ONCE(rq->cpu->need_resched) ? " resched" : "",
 		    rq->rt.overloaded ? " rt-overloaded" : "",
 		    rq->rt.throttled ? " rt-throttled" : "",
