@@ -12,9 +12,9 @@
  * read-modify-write.  Readers on other CPUs cope through the records'
  * sequence numbers.
  *
- * trace_reset() does not touch the rings (their CPUs may be writing):
- * it bumps trace_epoch, and each CPU starts afresh at its next record
- * (readers treat a CPU still at an old epoch as empty).
+ * trace_reset() does not touch what the writers write (their CPUs may
+ * be writing): it notes each CPU's head as the start of its trace
+ * (trace_ring.h, Reset), so a record never checks for a reset.
  *
  * Why so few instructions (docs/trace.md, Cost): an uncontended mutex
  * pair records two events, so a record is most of its cost.  A record
@@ -33,7 +33,8 @@
 struct trace_cpu trace_cpus[NR_CPUS];
 struct trace_tname trace_names[TRACE_NAMES];
 static spinlock_t trace_names_lock = SPINLOCK_INIT("trace_names");
-unsigned trace_epoch;
+/* Orders trace_reset()s and readers of start/start_conts. */
+static spinlock_t trace_reset_lock = SPINLOCK_INIT("trace_reset");
 bool trace_enabled;
 static bool trace_ready;		/* every present CPU has a ring */
 
@@ -90,20 +91,39 @@ void trace_task_named(const struct task *t)
 	spin_unlock(&trace_names_lock, flags);
 }
 
+/* Task context.  Each CPU's trace starts at its head now: an event in
+ * progress there is after the reset (trace_ring.h, Reset). */
 void trace_reset(void)
 {
-	__atomic_add_fetch(&trace_epoch, 1, __ATOMIC_RELEASE);
+	unsigned long flags = spin_lock(&trace_reset_lock);
+
+	for (int i = 0; i < ncpus; i++) {
+		struct trace_cpu *tc = &trace_cpus[i];
+		uint64_t conts, head = trace_cpu_head(tc, &conts);
+
+		WRITE_ONCE(tc->start, head);
+		WRITE_ONCE(tc->start_conts, conts);
+	}
+	spin_unlock(&trace_reset_lock, flags);
+}
+
+void trace_cpu_start(struct trace_cpu *tc, uint64_t *start,
+		     uint64_t *start_conts)
+{
+	unsigned long flags = spin_lock(&trace_reset_lock);
+
+	*start = tc->start;
+	*start_conts = tc->start_conts;
+	spin_unlock(&trace_reset_lock, flags);
 }
 
 uint64_t trace_cpu_recorded(int cpu)
 {
-	struct trace_cpu *tc = &trace_cpus[cpu];
-	uint64_t head;
+	uint64_t head, start;
 
-	if (cpu < 0 || cpu >= ncpus ||
-	    smp_load_acquire(&tc->epoch) != READ_ONCE(trace_epoch))
+	if (cpu < 0 || cpu >= ncpus)
 		return 0;
-	return trace_cpu_count(tc, &head);
+	return trace_cpu_count(&trace_cpus[cpu], &head, &start);
 }
 
 /* ---- Writing one event --------------------------------------------- */
@@ -112,8 +132,8 @@ uint64_t trace_cpu_recorded(int cpu)
  * Writing an event:
  *
  *	trace_start(&w);		interrupts off, this CPU's ring
- *	r = rec_open(&w, type, nrec, arg);	NULL: no ring
- *	if (r) { fill r (and rec_cont(&w, i)); rec_publish(&w); }
+ *	r = rec_open(&w, type, nrec, arg);
+ *	fill r (and rec_cont(&w, i)); rec_publish(&w);
  *	trace_stop(&w);			interrupts back
  *
  * Several events may be written between one start and stop (a proxy
@@ -127,11 +147,24 @@ struct trace_w {
 	unsigned long flags;
 };
 
+/* This CPU's recording state.  Interrupts off: the CPU cannot change
+ * under the caller.  The id is read with one %gs/tp-relative load. */
+static __always_inline struct trace_cpu *this_tc(void)
+{
+	struct trace_cpu *tc =
+		&trace_cpus[arch_this_cpu_read_int(offsetof(struct cpu, id))];
+
+	/* One register for every field, not the array's address plus a
+	 * scaled index recomputed for each (and one more saved register). */
+	__asm__("" : "+r"(tc));
+	return tc;
+}
+
 static __always_inline void trace_start(struct trace_w *w)
 {
 	w->flags = arch_irq_save();
 	/* Interrupts off: this CPU stays this CPU until trace_stop(). */
-	w->tc = &trace_cpus[this_cpu()->id];
+	w->tc = this_tc();
 }
 
 static __always_inline void trace_stop(struct trace_w *w)
@@ -139,20 +172,10 @@ static __always_inline void trace_stop(struct trace_w *w)
 	arch_irq_restore(w->flags);
 }
 
-/* A reset happened since this CPU's last record: start its trace.
- * Inline, though rare: a call would make every event save registers. */
-static __always_inline void tc_new_epoch(struct trace_cpu *tc,
-					 unsigned epoch)
-{
-	tc->start = tc->head;
-	tc->conts = 0;
-	smp_store_release(&tc->epoch, epoch);
-}
-
 /*
  * Open an event of @type in @nrec records (1 + continuations) at the
  * head of this CPU's ring.  Returns the head record, its header filled
- * (with @arg) and payload to fill, or NULL (no ring).  Continuations
+ * (with @arg) and payload to fill.  Continuations
  * get their header (arg 0), not their payload.  With a constant @nrec
  * of 1 (the common events) the loop disappears.
  */
@@ -162,13 +185,11 @@ static __always_inline struct trace_rec *rec_open(struct trace_w *w,
 {
 	struct trace_cpu *tc = w->tc;
 	struct trace_rec *ring = tc->ring, *r;
-	unsigned epoch = READ_ONCE(trace_epoch);
 	uint64_t ts, pos;
 
-	if (__builtin_expect(!ring, 0))
-		return NULL;
-	if (__builtin_expect(tc->epoch != epoch, 0))
-		tc_new_epoch(tc, epoch);
+	/* Recording is on only once every CPU has a ring (trace_init(),
+	 * trace_set_enabled()), and the hooks call here only then. */
+	DEBUG_ASSERT(ring);
 	w->ring = ring;
 	w->pos = pos = tc->head;
 	w->n = nrec;
@@ -266,13 +287,14 @@ static void put_mutex_elem(struct trace_elem *e, const char *s)
 
 static __always_inline int prev_state(const struct task *p)
 {
-	struct mutex *m = READ_ONCE(p->blocked_on);
 	int state = READ_ONCE(p->state);
+	struct mutex *m;
 
+	if (state == TASK_RUNNING)		/* first: the common case */
+		return TRACE_STATE_RUN;
 	if (state == TASK_DEAD)
 		return TRACE_STATE_DEAD;
-	if (state == TASK_RUNNING)
-		return TRACE_STATE_RUN;
+	m = READ_ONCE(p->blocked_on);
 	if (m && m != PROXY_WAKING)
 		return TRACE_STATE_BLOCKED;
 	/* Preempted between setting TASK_SLEEPING and schedule(): it
@@ -293,8 +315,6 @@ static __attribute__((noinline)) void record_proxy(struct trace_cpu *tc,
 	struct trace_rec *r;
 
 	r = rec_open(&w, TRACE_PROXY, 1 + nelem, nelem);
-	if (!r)
-		return;
 	r->arg2 = tc->chain_hops > TRACE_CHAIN_HOPS;
 	for (unsigned i = 0; i < nelem; i++) {
 		struct trace_rec *d = rec_cont(&w, 1 + i);
@@ -336,50 +356,44 @@ static __attribute__((noinline)) void trace_switch_slow(struct task *prev,
 	tc->chain_donor = NULL;
 	tc->last_donor = donor;
 	r = rec_open(&w, TRACE_SWITCH, 1, state);
-	if (r) {
-		r->tid[0] = prev->tid;
-		r->tid[1] = next->tid;
-		r->tid[2] = donor->tid;
-		rec_publish(&w);
-	}
+	r->tid[0] = prev->tid;
+	r->tid[1] = next->tid;
+	r->tid[2] = donor->tid;
+	rec_publish(&w);
 out:
 	trace_stop(&w);
 }
 
-/* Called with interrupts off (rq->lock), but the bench calls it
- * directly: it masks them like every event.  The common switch (to
- * another task, with its own context) makes no call, so it saves no
- * registers. */
+/*
+ * Called with interrupts off (rq->lock held; the bench masks them
+ * around its direct calls as __schedule does), so, unlike the other
+ * events, it does not mask them itself.  The common switch (to another
+ * task, with its own context) makes no call, so it saves no registers.
+ */
 void __trace_switch(struct task *prev, struct task *next, struct task *donor)
 {
-	struct trace_cpu *tc;
-	struct trace_rec *r;
 	struct trace_w w;
-	int state;
+	struct trace_rec *r;
 
 	if (__builtin_expect(prev == next || donor != next, 0)) {
 		trace_switch_slow(prev, next, donor);
 		return;
 	}
-	state = prev_state(prev);
-	trace_start(&w);
-	tc = w.tc;
-	tc->chain_donor = NULL;
-	tc->last_donor = donor;
-	r = rec_open(&w, TRACE_SWITCH, 1, state);
-	if (r) {
-		r->tid[0] = prev->tid;
-		r->tid[1] = next->tid;
-		r->tid[2] = next->tid;
-		rec_publish(&w);
-	}
-	trace_stop(&w);
+	DEBUG_ASSERT(!arch_irqs_enabled());
+	w.tc = this_tc();
+	w.tc->chain_donor = NULL;
+	w.tc->last_donor = donor;
+	r = rec_open(&w, TRACE_SWITCH, 1, prev_state(prev));
+	r->tid[0] = prev->tid;
+	r->tid[1] = next->tid;
+	r->tid[2] = next->tid;
+	rec_publish(&w);
 }
 
 void __trace_proxy_hop(struct task *donor, struct task *p, struct mutex *m)
 {
 	unsigned long flags = arch_irq_save();
-	struct trace_cpu *tc = &trace_cpus[this_cpu()->id];
+	struct trace_cpu *tc = this_tc();
 	unsigned i;
 
 	if (p == donor || tc->chain_donor != donor) {
@@ -404,12 +418,10 @@ static __always_inline void record_tv(int type, int arg, struct task *p,
 
 	trace_start(&w);
 	r = rec_open(&w, type, 1, arg);
-	if (r) {
-		r->tv.tid = tid_of(p);
-		r->tv.v32 = v32;
-		r->tv.v64 = v64;
-		rec_publish(&w);
-	}
+	r->tv.tid = tid_of(p);
+	r->tv.v32 = v32;
+	r->tv.v64 = v64;
+	rec_publish(&w);
 	trace_stop(&w);
 }
 
@@ -449,15 +461,13 @@ void __trace_dl_miss(struct task *p, uint64_t deadline)
 
 	trace_start(&w);
 	r = rec_open(&w, TRACE_DL_MISS, 2, 0);
-	if (r) {
-		r->tv.tid = tid_of(p);
-		r->tv.v32 = 0;
-		r->tv.v64 = deadline;
-		r = rec_cont(&w, 1);
-		r->hdr = trace_hdr(TRACE_CONT, 0, TRACE_EL_U64);
-		r->u64 = now > deadline ? now - deadline : 0;
-		rec_publish(&w);
-	}
+	r->tv.tid = tid_of(p);
+	r->tv.v32 = 0;
+	r->tv.v64 = deadline;
+	r = rec_cont(&w, 1);
+	r->hdr = trace_hdr(TRACE_CONT, 0, TRACE_EL_U64);
+	r->u64 = now > deadline ? now - deadline : 0;
+	rec_publish(&w);
 	trace_stop(&w);
 }
 
@@ -473,15 +483,13 @@ static __attribute__((noinline)) void record_ttm_copy(int type, int arg,
 
 	trace_start(&w);
 	r = rec_open(&w, type, 2, arg);
-	if (r) {
-		r->tm.tid[0] = tid_of(a);
-		r->tm.tid[1] = tid_of(b);
-		r->tm.mname = NULL;
-		r = rec_cont(&w, 1);
-		r->hdr = trace_hdr(TRACE_CONT, 0, TRACE_EL_MNAME);
-		copy_mutex_name(r->text, name ? name : "?");
-		rec_publish(&w);
-	}
+	r->tm.tid[0] = tid_of(a);
+	r->tm.tid[1] = tid_of(b);
+	r->tm.mname = NULL;
+	r = rec_cont(&w, 1);
+	r->hdr = trace_hdr(TRACE_CONT, 0, TRACE_EL_MNAME);
+	copy_mutex_name(r->text, name ? name : "?");
+	rec_publish(&w);
 	trace_stop(&w);
 }
 
@@ -500,12 +508,10 @@ static __always_inline void record_ttm(int type, int arg, struct task *a,
 	}
 	trace_start(&w);
 	r = rec_open(&w, type, 1, arg);
-	if (r) {
-		r->tm.tid[0] = a->tid;
-		r->tm.tid[1] = tid_of(b);
-		r->tm.mname = name;
-		rec_publish(&w);
-	}
+	r->tm.tid[0] = a->tid;
+	r->tm.tid[1] = tid_of(b);
+	r->tm.mname = name;
+	rec_publish(&w);
 	trace_stop(&w);
 }
 
@@ -560,13 +566,11 @@ void trace_mark(const char *text)
 	memcpy(buf, text, len);
 	trace_start(&w);
 	r = rec_open(&w, TRACE_MARK, nrec, 0);
-	if (r) {
-		r->mk.tid = tid_of(current());
-		memcpy(r->mk.text, buf, TRACE_MARK_HEAD);
-		for (unsigned i = 1; i < nrec; i++)
-			memcpy(rec_cont(&w, i)->text, buf + TRACE_MARK_HEAD +
-			       (i - 1) * sizeof(r->text), sizeof(r->text));
-		rec_publish(&w);
-	}
+	r->mk.tid = tid_of(current());
+	memcpy(r->mk.text, buf, TRACE_MARK_HEAD);
+	for (unsigned i = 1; i < nrec; i++)
+		memcpy(rec_cont(&w, i)->text, buf + TRACE_MARK_HEAD +
+		       (i - 1) * sizeof(r->text), sizeof(r->text));
+	rec_publish(&w);
 	trace_stop(&w);
 }
