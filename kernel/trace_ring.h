@@ -137,8 +137,9 @@ struct trace_elem {
 /* One CPU's ring and what its recording side keeps.  Written only by
  * that CPU with interrupts off; read by anyone (trace_read.c). */
 struct trace_cpu {
-	struct trace_rec *ring;		/* TRACE_RING records, or NULL */
+	/* head first: riscv64's release store (amoswap) takes no offset */
 	uint64_t head;			/* next position (release-stored) */
+	struct trace_rec *ring;		/* TRACE_RING records, or NULL */
 	uint64_t reserve;		/* positions before it may be written */
 	uint64_t conts;			/* TRACE_CONT records written */
 	/* Written by trace_reset() only, under trace_reset_lock: */
