@@ -1,16 +1,18 @@
 /*
  * trace.c - recording the scheduler trace (kernel/include/trace.h): the
  * per-CPU rings and the hooks the scheduler and mutexes call.  Reading,
- * merging and printing are in trace_read.c; the record layout and its
- * sequence numbers in trace_ring.h; the text format in docs/trace.md.
+ * merging and printing are in trace_read.c; the record layout and how
+ * readers avoid torn records in trace_ring.h; the text format in
+ * docs/trace.md.
  *
  * Why lock-free: events come from __schedule and wakeups with rq locks
  * held, from the mutex fast paths and from interrupts (timers wake
  * tasks, dl_timer replenishes).  Each CPU writes only its own ring, with
- * interrupts off for one event, so nothing can interleave with a record
- * on its CPU and no other CPU ever writes it: no lock, no atomic
- * read-modify-write.  Readers on other CPUs cope through the records'
- * sequence numbers.
+ * interrupts off for one event (masked here, or already off: the switch
+ * under rq->lock), so nothing can interleave with a record on its CPU
+ * and no other CPU ever writes it: no lock, no atomic read-modify-write.
+ * Readers on other CPUs cope through the reserve/head protocol
+ * (trace_ring.h).
  *
  * trace_reset() does not touch what the writers write (their CPUs may
  * be writing): it notes each CPU's head as the start of its trace
@@ -181,9 +183,17 @@ static __always_inline void trace_stop(struct trace_w *w)
 /*
  * Open an event of @type in @nrec records (1 + continuations) at the
  * head of this CPU's ring.  Returns the head record, its header filled
- * (with @arg) and payload to fill.  Continuations
- * get their header (arg 0), not their payload.  With a constant @nrec
- * of 1 (the common events) the loop disappears.
+ * (with @arg) and payload to fill.  Continuations get their header
+ * (arg 0), not their payload.  With a constant @nrec of 1 (the common
+ * events) the loop disappears.  Interrupts off (trace_start(), or the
+ * caller's: __trace_switch()).
+ *
+ * What a record does not do, and why it need not:
+ *  - check for a ring: recording is on only once every CPU has one;
+ *  - check for a reset: trace_reset() moves the readers' start
+ *    (trace_ring.h, Reset);
+ *  - take a lock or an atomic: only this CPU writes its ring, and
+ *    interrupts are off for the whole event.
  */
 static __always_inline struct trace_rec *rec_open(struct trace_w *w,
 						  int type, unsigned nrec,
@@ -395,7 +405,7 @@ void __trace_switch(struct task *prev, struct task *next, struct task *donor)
 	r = rec_open(&w, TRACE_SWITCH, 1, prev_state(prev));
 	r->tid[0] = prev->tid;
 	r->tid[1] = next->tid;
-	r->tid[2] = next->tid;
+	r->tid[2] = next->tid;		/* the donor */
 	rec_publish(&w);
 }
 
