@@ -323,7 +323,7 @@ static __always_inline int prev_state(const struct task *p)
 /* The chain the pick walked for @donor to @next, as one event: one
  * continuation per element (donor, mutex, owner, ..., next).  Hops
  * beyond TRACE_CHAIN_HOPS are cut (arg2; printed as "...").  Within
- * __trace_switch's start/stop. */
+ * trace_switch_slow()'s start/stop. */
 static __attribute__((noinline)) void record_proxy(struct trace_cpu *tc,
 						   struct task *next)
 {
