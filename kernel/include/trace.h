@@ -47,7 +47,10 @@ void trace_init(void);
 void trace_task_named(const struct task *t);
 
 /* Forget every recorded event (a scenario starts with an empty trace).
- * Lock-free: each CPU drops its old events at its next record. */
+ * Task context (takes a spinlock; never waits for a recording CPU
+ * longer than one event).  The writers are not touched: each CPU's
+ * trace now starts at its current head (an event being written counts
+ * as after the reset). */
 void trace_reset(void);
 
 /* A scenario's mark or print step: @text (copied, cut at TRACE_MARK_MAX
