@@ -1,20 +1,22 @@
 /*
  * trace.c - recording the scheduler trace (kernel/include/trace.h): the
  * per-CPU rings and the hooks the scheduler and mutexes call.  Reading,
- * merging and printing are in trace_read.c; the record layout and its
- * sequence numbers in trace_ring.h; the text format in docs/trace.md.
+ * merging and printing are in trace_read.c; the record layout and how
+ * readers avoid torn records in trace_ring.h; the text format in
+ * docs/trace.md.
  *
  * Why lock-free: events come from __schedule and wakeups with rq locks
  * held, from the mutex fast paths and from interrupts (timers wake
  * tasks, dl_timer replenishes).  Each CPU writes only its own ring, with
- * interrupts off for one event, so nothing can interleave with a record
- * on its CPU and no other CPU ever writes it: no lock, no atomic
- * read-modify-write.  Readers on other CPUs cope through the records'
- * sequence numbers.
+ * interrupts off for one event (masked here, or already off: the switch
+ * under rq->lock), so nothing can interleave with a record on its CPU
+ * and no other CPU ever writes it: no lock, no atomic read-modify-write.
+ * Readers on other CPUs cope through the reserve/head protocol
+ * (trace_ring.h).
  *
- * trace_reset() does not touch the rings (their CPUs may be writing):
- * it bumps trace_epoch, and each CPU starts afresh at its next record
- * (readers treat a CPU still at an old epoch as empty).
+ * trace_reset() does not touch what the writers write (their CPUs may
+ * be writing): it notes each CPU's head as the start of its trace
+ * (trace_ring.h, Reset), so a record never checks for a reset.
  *
  * Why so few instructions (docs/trace.md, Cost): an uncontended mutex
  * pair records two events, so a record is most of its cost.  A record
@@ -33,13 +35,20 @@
 struct trace_cpu trace_cpus[NR_CPUS];
 struct trace_tname trace_names[TRACE_NAMES];
 static spinlock_t trace_names_lock = SPINLOCK_INIT("trace_names");
-unsigned trace_epoch;
+/* Orders trace_reset()s and readers of start/start_conts. */
+static spinlock_t trace_reset_lock = SPINLOCK_INIT("trace_reset");
 bool trace_enabled;
 static bool trace_ready;		/* every present CPU has a ring */
 
 /* The recording path is inlined whole into each event's function: a
  * record costs a few dozen instructions, not calls (bench trace_event). */
 #define __always_inline inline __attribute__((always_inline))
+
+/* The hottest events are leaves (or tail calls): without the frame
+ * pointer's setup (riscv64 builds one even for a leaf) they save four
+ * or five instructions.  A profile sample inside one is charged to it
+ * and its caller's callers: the direct caller drops out of the stack. */
+#define __trace_leaf __attribute__((optimize("omit-frame-pointer")))
 
 #define RING_ORDER 7			/* 2^7 pages = TRACE_RING records */
 _Static_assert((PAGE_SIZE << RING_ORDER) ==
@@ -90,20 +99,39 @@ void trace_task_named(const struct task *t)
 	spin_unlock(&trace_names_lock, flags);
 }
 
+/* Task context.  Each CPU's trace starts at its head now: an event in
+ * progress there is after the reset (trace_ring.h, Reset). */
 void trace_reset(void)
 {
-	__atomic_add_fetch(&trace_epoch, 1, __ATOMIC_RELEASE);
+	unsigned long flags = spin_lock(&trace_reset_lock);
+
+	for (int i = 0; i < ncpus; i++) {
+		struct trace_cpu *tc = &trace_cpus[i];
+		uint64_t conts, head = trace_cpu_head(tc, &conts);
+
+		WRITE_ONCE(tc->start, head);
+		WRITE_ONCE(tc->start_conts, conts);
+	}
+	spin_unlock(&trace_reset_lock, flags);
+}
+
+void trace_cpu_start(struct trace_cpu *tc, uint64_t *start,
+		     uint64_t *start_conts)
+{
+	unsigned long flags = spin_lock(&trace_reset_lock);
+
+	*start = tc->start;
+	*start_conts = tc->start_conts;
+	spin_unlock(&trace_reset_lock, flags);
 }
 
 uint64_t trace_cpu_recorded(int cpu)
 {
-	struct trace_cpu *tc = &trace_cpus[cpu];
-	uint64_t head;
+	uint64_t head, start;
 
-	if (cpu < 0 || cpu >= ncpus ||
-	    smp_load_acquire(&tc->epoch) != READ_ONCE(trace_epoch))
+	if (cpu < 0 || cpu >= ncpus)
 		return 0;
-	return trace_cpu_count(tc, &head);
+	return trace_cpu_count(&trace_cpus[cpu], &head, &start);
 }
 
 /* ---- Writing one event --------------------------------------------- */
@@ -112,8 +140,8 @@ uint64_t trace_cpu_recorded(int cpu)
  * Writing an event:
  *
  *	trace_start(&w);		interrupts off, this CPU's ring
- *	r = rec_open(&w, type, nrec, arg);	NULL: no ring
- *	if (r) { fill r (and rec_cont(&w, i)); rec_publish(&w); }
+ *	r = rec_open(&w, type, nrec, arg);
+ *	fill r (and rec_cont(&w, i)); rec_publish(&w);
  *	trace_stop(&w);			interrupts back
  *
  * Several events may be written between one start and stop (a proxy
@@ -127,11 +155,24 @@ struct trace_w {
 	unsigned long flags;
 };
 
+/* This CPU's recording state.  Interrupts off: the CPU cannot change
+ * under the caller.  The id is read with one %gs/tp-relative load. */
+static __always_inline struct trace_cpu *this_tc(void)
+{
+	struct trace_cpu *tc =
+		&trace_cpus[arch_this_cpu_read_int(offsetof(struct cpu, id))];
+
+	/* One register for every field, not the array's address plus a
+	 * scaled index recomputed for each (and one more saved register). */
+	__asm__("" : "+r"(tc));
+	return tc;
+}
+
 static __always_inline void trace_start(struct trace_w *w)
 {
 	w->flags = arch_irq_save();
 	/* Interrupts off: this CPU stays this CPU until trace_stop(). */
-	w->tc = &trace_cpus[this_cpu()->id];
+	w->tc = this_tc();
 }
 
 static __always_inline void trace_stop(struct trace_w *w)
@@ -139,22 +180,20 @@ static __always_inline void trace_stop(struct trace_w *w)
 	arch_irq_restore(w->flags);
 }
 
-/* A reset happened since this CPU's last record: start its trace.
- * Inline, though rare: a call would make every event save registers. */
-static __always_inline void tc_new_epoch(struct trace_cpu *tc,
-					 unsigned epoch)
-{
-	tc->start = tc->head;
-	tc->conts = 0;
-	smp_store_release(&tc->epoch, epoch);
-}
-
 /*
  * Open an event of @type in @nrec records (1 + continuations) at the
  * head of this CPU's ring.  Returns the head record, its header filled
- * (with @arg) and payload to fill, or NULL (no ring).  Continuations
- * get their header (arg 0), not their payload.  With a constant @nrec
- * of 1 (the common events) the loop disappears.
+ * (with @arg) and payload to fill.  Continuations get their header
+ * (arg 0), not their payload.  With a constant @nrec of 1 (the common
+ * events) the loop disappears.  Interrupts off (trace_start(), or the
+ * caller's: __trace_switch()).
+ *
+ * What a record does not do, and why it need not:
+ *  - check for a ring: recording is on only once every CPU has one;
+ *  - check for a reset: trace_reset() moves the readers' start
+ *    (trace_ring.h, Reset);
+ *  - take a lock or an atomic: only this CPU writes its ring, and
+ *    interrupts are off for the whole event.
  */
 static __always_inline struct trace_rec *rec_open(struct trace_w *w,
 						  int type, unsigned nrec,
@@ -162,13 +201,11 @@ static __always_inline struct trace_rec *rec_open(struct trace_w *w,
 {
 	struct trace_cpu *tc = w->tc;
 	struct trace_rec *ring = tc->ring, *r;
-	unsigned epoch = READ_ONCE(trace_epoch);
 	uint64_t ts, pos;
 
-	if (__builtin_expect(!ring, 0))
-		return NULL;
-	if (__builtin_expect(tc->epoch != epoch, 0))
-		tc_new_epoch(tc, epoch);
+	/* Recording is on only once every CPU has a ring (trace_init(),
+	 * trace_set_enabled()), and the hooks call here only then. */
+	DEBUG_ASSERT(ring);
 	w->ring = ring;
 	w->pos = pos = tc->head;
 	w->n = nrec;
@@ -216,8 +253,10 @@ extern const char __rodata_start[], __rodata_end[];
  * The image's rodata ends with the NUL of its last string. */
 static __always_inline bool in_rodata(const char *s)
 {
-	return (uintptr_t)s - (uintptr_t)__rodata_start <
-	       (uintptr_t)__rodata_end - (uintptr_t)__rodata_start;
+	/* Two compares with the symbols as immediates: the one-compare
+	 * form (s - start < end - start) computes end - start at run
+	 * time, since the compiler cannot fold two symbols. */
+	return s >= __rodata_start && s < __rodata_end;
 }
 
 /*
@@ -266,13 +305,14 @@ static void put_mutex_elem(struct trace_elem *e, const char *s)
 
 static __always_inline int prev_state(const struct task *p)
 {
-	struct mutex *m = READ_ONCE(p->blocked_on);
 	int state = READ_ONCE(p->state);
+	struct mutex *m;
 
+	if (state == TASK_RUNNING)		/* first: the common case */
+		return TRACE_STATE_RUN;
 	if (state == TASK_DEAD)
 		return TRACE_STATE_DEAD;
-	if (state == TASK_RUNNING)
-		return TRACE_STATE_RUN;
+	m = READ_ONCE(p->blocked_on);
 	if (m && m != PROXY_WAKING)
 		return TRACE_STATE_BLOCKED;
 	/* Preempted between setting TASK_SLEEPING and schedule(): it
@@ -283,7 +323,7 @@ static __always_inline int prev_state(const struct task *p)
 /* The chain the pick walked for @donor to @next, as one event: one
  * continuation per element (donor, mutex, owner, ..., next).  Hops
  * beyond TRACE_CHAIN_HOPS are cut (arg2; printed as "...").  Within
- * __trace_switch's start/stop. */
+ * trace_switch_slow()'s start/stop. */
 static __attribute__((noinline)) void record_proxy(struct trace_cpu *tc,
 						   struct task *next)
 {
@@ -293,8 +333,6 @@ static __attribute__((noinline)) void record_proxy(struct trace_cpu *tc,
 	struct trace_rec *r;
 
 	r = rec_open(&w, TRACE_PROXY, 1 + nelem, nelem);
-	if (!r)
-		return;
 	r->arg2 = tc->chain_hops > TRACE_CHAIN_HOPS;
 	for (unsigned i = 0; i < nelem; i++) {
 		struct trace_rec *d = rec_cont(&w, 1 + i);
@@ -336,50 +374,45 @@ static __attribute__((noinline)) void trace_switch_slow(struct task *prev,
 	tc->chain_donor = NULL;
 	tc->last_donor = donor;
 	r = rec_open(&w, TRACE_SWITCH, 1, state);
-	if (r) {
-		r->tid[0] = prev->tid;
-		r->tid[1] = next->tid;
-		r->tid[2] = donor->tid;
-		rec_publish(&w);
-	}
+	r->tid[0] = prev->tid;
+	r->tid[1] = next->tid;
+	r->tid[2] = donor->tid;
+	rec_publish(&w);
 out:
 	trace_stop(&w);
 }
 
-/* Called with interrupts off (rq->lock), but the bench calls it
- * directly: it masks them like every event.  The common switch (to
- * another task, with its own context) makes no call, so it saves no
- * registers. */
+/*
+ * Called with interrupts off (rq->lock held; the bench masks them
+ * around its direct calls as __schedule does), so, unlike the other
+ * events, it does not mask them itself.  The common switch (to another
+ * task, with its own context) makes no call, so it saves no registers.
+ */
+__trace_leaf
 void __trace_switch(struct task *prev, struct task *next, struct task *donor)
 {
-	struct trace_cpu *tc;
-	struct trace_rec *r;
 	struct trace_w w;
-	int state;
+	struct trace_rec *r;
 
 	if (__builtin_expect(prev == next || donor != next, 0)) {
 		trace_switch_slow(prev, next, donor);
 		return;
 	}
-	state = prev_state(prev);
-	trace_start(&w);
-	tc = w.tc;
-	tc->chain_donor = NULL;
-	tc->last_donor = donor;
-	r = rec_open(&w, TRACE_SWITCH, 1, state);
-	if (r) {
-		r->tid[0] = prev->tid;
-		r->tid[1] = next->tid;
-		r->tid[2] = next->tid;
-		rec_publish(&w);
-	}
-	trace_stop(&w);
+	DEBUG_ASSERT(!arch_irqs_enabled());
+	w.tc = this_tc();
+	w.tc->chain_donor = NULL;
+	w.tc->last_donor = donor;
+	r = rec_open(&w, TRACE_SWITCH, 1, prev_state(prev));
+	r->tid[0] = prev->tid;
+	r->tid[1] = next->tid;
+	r->tid[2] = next->tid;		/* the donor */
+	rec_publish(&w);
 }
 
 void __trace_proxy_hop(struct task *donor, struct task *p, struct mutex *m)
 {
 	unsigned long flags = arch_irq_save();
-	struct trace_cpu *tc = &trace_cpus[this_cpu()->id];
+	struct trace_cpu *tc = this_tc();
 	unsigned i;
 
 	if (p == donor || tc->chain_donor != donor) {
@@ -404,12 +437,10 @@ static __always_inline void record_tv(int type, int arg, struct task *p,
 
 	trace_start(&w);
 	r = rec_open(&w, type, 1, arg);
-	if (r) {
-		r->tv.tid = tid_of(p);
-		r->tv.v32 = v32;
-		r->tv.v64 = v64;
-		rec_publish(&w);
-	}
+	r->tv.tid = tid_of(p);
+	r->tv.v32 = v32;
+	r->tv.v64 = v64;
+	rec_publish(&w);
 	trace_stop(&w);
 }
 
@@ -449,15 +480,13 @@ void __trace_dl_miss(struct task *p, uint64_t deadline)
 
 	trace_start(&w);
 	r = rec_open(&w, TRACE_DL_MISS, 2, 0);
-	if (r) {
-		r->tv.tid = tid_of(p);
-		r->tv.v32 = 0;
-		r->tv.v64 = deadline;
-		r = rec_cont(&w, 1);
-		r->hdr = trace_hdr(TRACE_CONT, 0, TRACE_EL_U64);
-		r->u64 = now > deadline ? now - deadline : 0;
-		rec_publish(&w);
-	}
+	r->tv.tid = tid_of(p);
+	r->tv.v32 = 0;
+	r->tv.v64 = deadline;
+	r = rec_cont(&w, 1);
+	r->hdr = trace_hdr(TRACE_CONT, 0, TRACE_EL_U64);
+	r->u64 = now > deadline ? now - deadline : 0;
+	rec_publish(&w);
 	trace_stop(&w);
 }
 
@@ -473,15 +502,13 @@ static __attribute__((noinline)) void record_ttm_copy(int type, int arg,
 
 	trace_start(&w);
 	r = rec_open(&w, type, 2, arg);
-	if (r) {
-		r->tm.tid[0] = tid_of(a);
-		r->tm.tid[1] = tid_of(b);
-		r->tm.mname = NULL;
-		r = rec_cont(&w, 1);
-		r->hdr = trace_hdr(TRACE_CONT, 0, TRACE_EL_MNAME);
-		copy_mutex_name(r->text, name ? name : "?");
-		rec_publish(&w);
-	}
+	r->tm.tid[0] = tid_of(a);
+	r->tm.tid[1] = tid_of(b);
+	r->tm.mname = NULL;
+	r = rec_cont(&w, 1);
+	r->hdr = trace_hdr(TRACE_CONT, 0, TRACE_EL_MNAME);
+	copy_mutex_name(r->text, name ? name : "?");
+	rec_publish(&w);
 	trace_stop(&w);
 }
 
@@ -500,20 +527,20 @@ static __always_inline void record_ttm(int type, int arg, struct task *a,
 	}
 	trace_start(&w);
 	r = rec_open(&w, type, 1, arg);
-	if (r) {
-		r->tm.tid[0] = a->tid;
-		r->tm.tid[1] = tid_of(b);
-		r->tm.mname = name;
-		rec_publish(&w);
-	}
+	r->tm.tid[0] = a->tid;
+	r->tm.tid[1] = tid_of(b);
+	r->tm.mname = name;
+	rec_publish(&w);
 	trace_stop(&w);
 }
 
+__trace_leaf
 void __trace_mutex_block(struct task *p, struct mutex *m, struct task *owner)
 {
 	record_ttm(TRACE_BLOCK, 0, p, owner, m);
 }
 
+__trace_leaf
 void __trace_mutex_acquire(struct task *p, struct mutex *m, int how)
 {
 	record_ttm(TRACE_ACQUIRE, how, p, NULL, m);
@@ -528,6 +555,7 @@ static __attribute__((noinline)) void record_handoff(struct task *p,
 	record_ttm(TRACE_HANDOFF, 0, p, wake, m);
 }
 
+__trace_leaf
 void __trace_mutex_release(struct task *p, struct mutex *m,
 			   struct task *wake, bool handoff)
 {
@@ -537,6 +565,7 @@ void __trace_mutex_release(struct task *p, struct mutex *m,
 		record_ttm(TRACE_RELEASE, 0, p, wake, m);
 }
 
+__trace_leaf
 void __trace_mutex_giveup(struct task *p, struct mutex *m, int err)
 {
 	record_ttm(TRACE_GIVEUP, -err, p, NULL, m);
@@ -560,13 +589,11 @@ void trace_mark(const char *text)
 	memcpy(buf, text, len);
 	trace_start(&w);
 	r = rec_open(&w, TRACE_MARK, nrec, 0);
-	if (r) {
-		r->mk.tid = tid_of(current());
-		memcpy(r->mk.text, buf, TRACE_MARK_HEAD);
-		for (unsigned i = 1; i < nrec; i++)
-			memcpy(rec_cont(&w, i)->text, buf + TRACE_MARK_HEAD +
-			       (i - 1) * sizeof(r->text), sizeof(r->text));
-		rec_publish(&w);
-	}
+	r->mk.tid = tid_of(current());
+	memcpy(r->mk.text, buf, TRACE_MARK_HEAD);
+	for (unsigned i = 1; i < nrec; i++)
+		memcpy(rec_cont(&w, i)->text, buf + TRACE_MARK_HEAD +
+		       (i - 1) * sizeof(r->text), sizeof(r->text));
+	rec_publish(&w);
 	trace_stop(&w);
 }

@@ -74,10 +74,7 @@ static void copy_cpu(struct trace_cpu *tc, struct snap_cpu *sc)
 
 	sc->n = 0;
 	sc->events = sc->lost = 0;
-	if (smp_load_acquire(&tc->epoch) != READ_ONCE(trace_epoch))
-		return;			/* nothing recorded since the reset */
-	start = READ_ONCE(tc->start);
-	recorded = trace_cpu_count(tc, &head);
+	recorded = trace_cpu_count(tc, &head, &start);
 	first = head - start > TRACE_RING ? head - TRACE_RING : start;
 	for (uint64_t pos = first; pos != head; pos++)
 		memcpy(&sc->rec[sc->n++], &tc->ring[pos & TRACE_RING_MASK],

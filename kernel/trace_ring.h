@@ -34,10 +34,19 @@
  * whatever its length.
  *
  * Counting.  The writer counts only the continuation records it writes
- * (conts, in the multi-record events); the events recorded since the
- * reset are (head - start) - conts, read consistently when reserve ==
- * head around the reads (no event in progress), and lost ones are those
- * recorded minus those a copy kept.
+ * (conts, in the multi-record events, never reset); the events recorded
+ * since the reset are (head - start) - (conts - start_conts), head and
+ * conts read consistently when reserve == head around the reads (no
+ * event in progress), and lost ones are those recorded minus those a
+ * copy kept.
+ *
+ * Reset.  trace_reset() does not touch what the writer writes: under
+ * trace_reset_lock it reads each CPU's head and conts (consistently, as
+ * above) into that CPU's start and start_conts, which only it writes.
+ * An event in progress at the reset is at positions >= head, so it
+ * counts as recorded after the reset.  Readers read the pair under the
+ * same lock (trace_cpu_start()).  So the writer never checks for a
+ * reset: no load, compare and branch per event for a rare operation.
  *
  * The name table's entries have a seqcount (odd while written, under
  * trace_names_lock; a reader keeps a copy that saw the same even value
@@ -128,12 +137,14 @@ struct trace_elem {
 /* One CPU's ring and what its recording side keeps.  Written only by
  * that CPU with interrupts off; read by anyone (trace_read.c). */
 struct trace_cpu {
-	struct trace_rec *ring;		/* TRACE_RING records, or NULL */
+	/* head first: riscv64's release store (amoswap) takes no offset */
 	uint64_t head;			/* next position (release-stored) */
+	struct trace_rec *ring;		/* TRACE_RING records, or NULL */
 	uint64_t reserve;		/* positions before it may be written */
+	uint64_t conts;			/* TRACE_CONT records written */
+	/* Written by trace_reset() only, under trace_reset_lock: */
 	uint64_t start;			/* first position since the reset */
-	uint64_t conts;			/* TRACE_CONT records since then */
-	unsigned epoch;			/* trace_epoch it was reset for */
+	uint64_t start_conts;		/* conts at the reset */
 	struct task *last_donor;	/* of the last recorded switch */
 	/* The proxy walk of the pick in progress (trace_proxy_hop). */
 	struct task *chain_donor;
@@ -143,22 +154,39 @@ struct trace_cpu {
 
 extern struct trace_cpu trace_cpus[NR_CPUS];
 
-/* @tc's events recorded since the reset, up to its head: *head.  The
- * counts of a CPU that keeps recording are read again until no event
- * was in progress around the reads (bounded: then the last read). */
-static inline uint64_t trace_cpu_count(struct trace_cpu *tc, uint64_t *head)
+/* @tc's head and conts, consistent: read again until no event was in
+ * progress around the reads (bounded: then the last read, off by at
+ * most the event in progress).  Returns the head, *conts the count. */
+static inline uint64_t trace_cpu_head(struct trace_cpu *tc, uint64_t *conts)
 {
-	uint64_t h, n;
+	uint64_t h;
 
 	for (int tries = 0; ; tries++) {
 		h = smp_load_acquire(&tc->head);
-		n = h - READ_ONCE(tc->start) - READ_ONCE(tc->conts);
+		*conts = READ_ONCE(tc->conts);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);	/* smp_rmb */
 		if (READ_ONCE(tc->reserve) == h || tries == 100)
 			break;
+		arch_cpu_relax();	/* -icount: let that CPU finish */
 	}
-	*head = h;
-	return n;
+	return h;
 }
-extern unsigned trace_epoch;		/* bumped by trace_reset() */
+
+/* @tc's start and start_conts, as the last trace_reset() left them. */
+void trace_cpu_start(struct trace_cpu *tc, uint64_t *start,
+		     uint64_t *start_conts);
+
+/* @tc's events recorded since the reset, up to its head: *head, and
+ * the first position since the reset: *start. */
+static inline uint64_t trace_cpu_count(struct trace_cpu *tc, uint64_t *head,
+				       uint64_t *start)
+{
+	uint64_t s, sc, c, h;
+
+	trace_cpu_start(tc, &s, &sc);
+	h = trace_cpu_head(tc, &c);
+	*head = h;
+	*start = s;
+	return (h - s) - (c - sc);
+}
 #endif

@@ -45,6 +45,8 @@ static uint64_t per_call(void (*fn)(struct task *a, struct task *b),
 	return bench_median(v, ROUNDS);
 }
 
+/* As from __schedule: interrupts are off around the record (the
+ * caller of per_call() masks them for the whole loop). */
 static void call_switch_record(struct task *a, struct task *b)
 {
 	__trace_switch(a, b, b);
@@ -105,8 +107,15 @@ static void bench_trace_event(void)
 	char detail[200];
 	bool was_on = READ_ONCE(trace_enabled);
 
-	trace_set_enabled(true);
+	unsigned long flags;
+
+	if (trace_set_enabled(true) < 0) {
+		bench_report("trace_event", 0, NULL, "no trace rings");
+		return;
+	}
+	flags = arch_irq_save();	/* __trace_switch()'s precondition */
 	sw = per_call(call_switch_record, self, idle);
+	arch_irq_restore(flags);
 	acq = per_call(call_acquire_record, self, idle);
 	sw_on = bench_switch_cost(NULL);
 	mp_on = per_call(call_mutex_pair, self, idle);

@@ -10,9 +10,9 @@
  * a mutex's name (a pointer when it is a string in the kernel image, a
  * copy otherwise): a task or mutex freed before the dump is never read
  * again.  When a ring is full the oldest events are overwritten and
- * counted as lost.  Readers copy the rings and check
- * each record's sequence number, so a record being rewritten while it is
- * copied is dropped, never printed torn.
+ * counted as lost.  Readers copy the rings and drop the
+ * records that may have been rewritten while they copied (trace_ring.h),
+ * so a record is never printed torn.
  *
  * The hooks below are what the scheduler and the mutex code call: one
  * predictable branch while tracing is off, the record while it is on
@@ -47,7 +47,10 @@ void trace_init(void);
 void trace_task_named(const struct task *t);
 
 /* Forget every recorded event (a scenario starts with an empty trace).
- * Lock-free: each CPU drops its old events at its next record. */
+ * Task context (takes a spinlock; never waits for a recording CPU
+ * longer than one event).  The writers are not touched: each CPU's
+ * trace now starts at its current head (an event being written counts
+ * as after the reset). */
 void trace_reset(void);
 
 /* A scenario's mark or print step: @text (copied, cut at TRACE_MARK_MAX
@@ -112,7 +115,8 @@ void __trace_dl_replenish(struct task *p, uint64_t deadline);
 void __trace_dl_miss(struct task *p, uint64_t deadline);
 
 /*
- * __schedule, rq->lock held, after the pick: this CPU runs @next with
+ * __schedule, rq->lock held (interrupts off: the record relies on it and
+ * does not mask them again), after the pick: this CPU runs @next with
  * @donor's scheduling context.  Records a switch when next differs from
  * prev or the donor changed, preceded by a proxy event (the chain that
  * trace_proxy_hop() saw) when donor != next.
