@@ -46,11 +46,99 @@ void task_init_common(struct task *t, const char *name)
 	trace_task_named(t);
 }
 
-struct task *task_alloc(const char *name, void (*fn)(void *), void *arg)
+/*
+ * Task cache: a freed task keeps its stack slot (the slot's pages stay
+ * mapped anyway, see stack.c, and its guard page stays unmapped) and
+ * waits here for the next task_alloc, which then skips kmalloc (a poison
+ * check of the 1 KiB block), its zeroing, kfree's poisoning and the
+ * stack slot search.  Bounded: a burst of many threads leaves at most
+ * TASK_CACHE_MAX of them cached, and memory pressure empties it
+ * (task_cache_drain, called by kmalloc before it gives up).
+ *
+ * A cached task is off all_tasks, so `ps`, the ktest leftovers check and
+ * the trace's name table never see it; it is neither queued nor pinned
+ * (task_free waited for proxy_pins, and for on_cpu through its callers).
+ */
+#define TASK_CACHE_MAX 8
+
+static spinlock_t cache_lock = SPINLOCK_INIT("task_cache");
+static struct task *task_cache[TASK_CACHE_MAX];
+static int task_cache_n;
+
+/* Zero a task but for its stack, so a recycled task starts exactly like
+ * a fresh kmalloc'd one.  Word stores: memset() is a byte loop, and gcc
+ * must not turn this loop back into a memset call. */
+__attribute__((optimize("no-tree-loop-distribute-patterns")))
+static void task_clear(struct task *t)
 {
-	struct task *t = kmalloc(sizeof(*t));
+	uintptr_t base = t->stack_base;
+	int slot = t->stack_slot;
+	uint64_t *w = (uint64_t *)t;
+
+	_Static_assert(sizeof(struct task) % sizeof(uint64_t) == 0,
+		       "struct task is cleared in words");
+	for (size_t i = 0; i < sizeof(*t) / sizeof(uint64_t); i++)
+		w[i] = 0;
+	t->stack_base = base;
+	t->stack_slot = slot;
+}
+
+static struct task *task_cache_get(void)
+{
+	struct task *t = NULL;
+	unsigned long flags = spin_lock(&cache_lock);
+
+	if (task_cache_n > 0)
+		t = task_cache[--task_cache_n];
+	spin_unlock(&cache_lock, flags);
+	return t;
+}
+
+static bool task_cache_put(struct task *t)
+{
+	unsigned long flags = spin_lock(&cache_lock);
+	bool kept = task_cache_n < TASK_CACHE_MAX;
+
+	if (kept)
+		task_cache[task_cache_n++] = t;
+	spin_unlock(&cache_lock, flags);
+	return kept;
+}
+
+static void task_release(struct task *t)
+{
+	if (t->stack_slot >= 0)
+		stack_free(t->stack_slot);
+	kfree(t);
+}
+
+int task_cache_drain(void)
+{
+	int n = 0;
+	struct task *t;
+
+	while ((t = task_cache_get()) != NULL) {
+		task_release(t);
+		n++;
+	}
+	return n;
+}
+
+int task_cache_count(void)
+{
+	return READ_ONCE(task_cache_n);
+}
+
+static struct task *task_new(void)
+{
+	struct task *t = task_cache_get();
 	int slot;
 
+	if (t) {
+		task_clear(t);
+		return t;
+	}
+	t = kmalloc(sizeof(*t));
 	if (!t)
 		return NULL;
 	t->stack_base = stack_alloc(&slot);
@@ -58,7 +146,19 @@ struct task *task_alloc(const char *name, void (*fn)(void *), void *arg)
 		kfree(t);
 		return NULL;
 	}
-	task_init_common(t, name);
+	t->stack_slot = slot;
+	return t;
+}
+
+struct task *task_alloc(const char *name, void (*fn)(void *), void *arg)
+{
+	struct task *t = task_new();
+	int slot;
+
+	if (!t)
+		return NULL;
+	slot = t->stack_slot;
+	task_init_common(t, name);	/* sets stack_slot = -1 */
 	t->stack_slot = slot;
 	stack_set_owner(slot, t->name);
 	t->fn = fn;
@@ -83,9 +183,9 @@ void task_free(struct task *t)
 
 	list_del_init(&t->all_node);
 	spin_unlock(&tasks_lock, flags);
-	if (t->stack_slot >= 0)
-		stack_free(t->stack_slot);
-	kfree(t);
+	if (t->stack_slot >= 0 && task_cache_put(t))
+		return;
+	task_release(t);
 }
 
 /* First code of every new thread, entered from its first switch with

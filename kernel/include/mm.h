@@ -53,6 +53,18 @@ void kfree(void *p);
  * returns 0 or panics naming the damage.  For tests. */
 int heap_check(void);
 
+/* ---- Caches under memory pressure (kernel/thread.c) ---------------- */
+
+/*
+ * Freed tasks are kept, with their stacks, for the next thread (a
+ * bounded cache).  task_cache_drain() gives them all back to the heap and
+ * the stack slots (kmalloc calls it before it returns NULL) and returns
+ * how many it freed; task_cache_count() says how many are cached now.
+ * Any context but with no heap, stack or tasks lock held.
+ */
+int task_cache_drain(void);
+int task_cache_count(void);
+
 /* ---- Thread stacks (kernel/mm/stack.c) ---------------------------- */
 
 /* A stack of TASK_STACK_PAGES pages in the stack area with an unmapped
