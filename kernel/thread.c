@@ -61,8 +61,7 @@ void task_init_common(struct task *t, const char *name)
  */
 #define TASK_CACHE_MAX 8
 
-static spinlock_t cache_lock = SPINLOCK_INIT("task_cache");
-static struct task *task_cache[TASK_CACHE_MAX];
+static struct task *task_cache[TASK_CACHE_MAX];	/* tasks_lock */
 static int task_cache_n;
 
 /* Zero a task but for its stack, so a recycled task starts exactly like
@@ -77,6 +76,7 @@ static void task_clear(struct task *t)
 
 	_Static_assert(sizeof(struct task) % sizeof(uint64_t) == 0,
 		       "struct task is cleared in words");
+#pragma GCC unroll 8
 	for (size_t i = 0; i < sizeof(*t) / sizeof(uint64_t); i++)
 		w[i] = 0;
 	t->stack_base = base;
@@ -86,23 +86,12 @@ static void task_clear(struct task *t)
 static struct task *task_cache_get(void)
 {
 	struct task *t = NULL;
-	unsigned long flags = spin_lock(&cache_lock);
+	unsigned long flags = spin_lock(&tasks_lock);
 
 	if (task_cache_n > 0)
 		t = task_cache[--task_cache_n];
-	spin_unlock(&cache_lock, flags);
+	spin_unlock(&tasks_lock, flags);
 	return t;
-}
-
-static bool task_cache_put(struct task *t)
-{
-	unsigned long flags = spin_lock(&cache_lock);
-	bool kept = task_cache_n < TASK_CACHE_MAX;
-
-	if (kept)
-		task_cache[task_cache_n++] = t;
-	spin_unlock(&cache_lock, flags);
-	return kept;
 }
 
 static void task_release(struct task *t)
@@ -174,18 +163,21 @@ struct task *task_alloc(const char *name, void (*fn)(void *), void *arg)
 void task_free(struct task *t)
 {
 	unsigned long flags;
+	bool kept;
 
 	/* A waker bringing back donors parked on t (or t itself, parked)
 	 * may still hold a pointer to it for a moment (proxy.c). */
 	while (__atomic_load_n(&t->proxy_pins, __ATOMIC_ACQUIRE))
 		arch_cpu_relax();
 	flags = spin_lock(&tasks_lock);
-
 	list_del_init(&t->all_node);
+	/* Off all_tasks and into the cache in one step (same lock). */
+	kept = t->stack_slot >= 0 && task_cache_n < TASK_CACHE_MAX;
+	if (kept)
+		task_cache[task_cache_n++] = t;
 	spin_unlock(&tasks_lock, flags);
-	if (t->stack_slot >= 0 && task_cache_put(t))
-		return;
-	task_release(t);
+	if (!kept)
+		task_release(t);
 }
 
 /* First code of every new thread, entered from its first switch with
