@@ -308,6 +308,14 @@ int thread_join(struct task *t)
 		t->joiner = self;
 		spin_unlock(&t->pi_lock, flags);
 		schedule();
+		/* Woken.  TASK_DEAD is final and only we free t, so seeing it
+		 * needs no pi_lock: the acquire keeps the on_cpu loads below
+		 * after it (as the lock did), and exit_code is ordered by the
+		 * on_cpu acquire (finish_task_switch's release follows
+		 * thread_exit's stores on that CPU).  Not dead yet: a spurious
+		 * wakeup, go round under the lock. */
+		if (smp_load_acquire(&t->state) == TASK_DEAD)
+			break;
 	}
 	WRITE_ONCE(self->state, TASK_RUNNING);
 	/* Its last switch may still be running on its stack. */
