@@ -198,14 +198,15 @@ int thread_spawn(struct task **out, const char *name, void (*fn)(void *),
 		 void *arg, const struct thread_opts *opts)
 {
 	static const struct thread_opts none;
-	uint64_t allowed;
+	uint64_t allowed, online;
 	struct task *t;
 	int err;
 
 	if (!opts)
 		opts = &none;
 	allowed = opts->affinity ? opts->affinity : ~0ULL;
-	if (!fn || !(allowed & cpus_online_mask()))
+	online = allowed & cpus_online_mask();	/* a walk of cpus[] */
+	if (!fn || !online)
 		return -EINVAL;
 	t = task_alloc(name, fn, arg);
 	if (!t)
@@ -219,7 +220,7 @@ int thread_spawn(struct task **out, const char *name, void (*fn)(void *),
 	/* Start from this CPU if allowed, else the first allowed one; the
 	 * class's select_task_rq makes the real choice. */
 	t->cpu = smp_processor_id();
-	while (!((allowed & cpus_online_mask()) >> t->cpu & 1))
+	while (!(online >> t->cpu & 1))
 		t->cpu = (t->cpu + 1) % ncpus;
 	if (opts->attr) {
 		err = sched_setattr(t, opts->attr);
