@@ -44,7 +44,9 @@ size_t page_total_count(void);
  * Any context.  kfree(NULL) is a no-op.  Each block carries a header
  * magic and a tail canary; kfree checks both and panics on a double free,
  * a bad pointer or an overrun, naming the block.  Freed memory is
- * poisoned (0x6b) and checked when reused.
+ * poisoned (0x6b) and checked when reused.  Before it returns NULL it
+ * empties the task cache (task_cache_drain) and tries again, so it must
+ * not be called with tasks_lock held (in a for_each_task callback).
  */
 void *kmalloc(size_t size);
 void *kzalloc(size_t size);	/* same as kmalloc; kept for readability */
