@@ -46,11 +46,88 @@ void task_init_common(struct task *t, const char *name)
 	trace_task_named(t);
 }
 
-struct task *task_alloc(const char *name, void (*fn)(void *), void *arg)
+/*
+ * Task cache: a freed task keeps its stack slot (the slot's pages stay
+ * mapped anyway, see stack.c, and its guard page stays unmapped) and
+ * waits here for the next task_alloc, which then skips kmalloc (a poison
+ * check of the 1 KiB block), its zeroing, kfree's poisoning and the
+ * stack slot search.  Bounded: a burst of many threads leaves at most
+ * TASK_CACHE_MAX of them cached, and memory pressure empties it
+ * (task_cache_drain, called by kmalloc before it gives up).
+ *
+ * A cached task is off all_tasks, so `ps`, the ktest leftovers check and
+ * the trace's name table never see it; it is neither queued nor pinned
+ * (task_free waited for proxy_pins, and for on_cpu through its callers).
+ */
+#define TASK_CACHE_MAX 8
+
+static struct task *task_cache[TASK_CACHE_MAX];	/* tasks_lock */
+static int task_cache_n;
+
+/* Zero a task but for its stack, so a recycled task starts exactly like
+ * a fresh kmalloc'd one.  Word stores: memset() is a byte loop, and gcc
+ * must not turn this loop back into a memset call. */
+__attribute__((optimize("no-tree-loop-distribute-patterns")))
+static void task_clear(struct task *t)
 {
-	struct task *t = kmalloc(sizeof(*t));
+	uintptr_t base = t->stack_base;
+	int slot = t->stack_slot;
+	uint64_t *w = (uint64_t *)t;
+
+	_Static_assert(sizeof(struct task) % sizeof(uint64_t) == 0,
+		       "struct task is cleared in words");
+#pragma GCC unroll 8
+	for (size_t i = 0; i < sizeof(*t) / sizeof(uint64_t); i++)
+		w[i] = 0;
+	t->stack_base = base;
+	t->stack_slot = slot;
+}
+
+static struct task *task_cache_get(void)
+{
+	struct task *t = NULL;
+	unsigned long flags = spin_lock(&tasks_lock);
+
+	if (task_cache_n > 0)
+		t = task_cache[--task_cache_n];
+	spin_unlock(&tasks_lock, flags);
+	return t;
+}
+
+static void task_release(struct task *t)
+{
+	if (t->stack_slot >= 0)
+		stack_free(t->stack_slot);
+	kfree(t);
+}
+
+int task_cache_drain(void)
+{
+	int n = 0;
+	struct task *t;
+
+	while ((t = task_cache_get()) != NULL) {
+		task_release(t);
+		n++;
+	}
+	return n;
+}
+
+int task_cache_count(void)
+{
+	return READ_ONCE(task_cache_n);
+}
+
+static struct task *task_new(void)
+{
+	struct task *t = task_cache_get();
 	int slot;
 
+	if (t) {
+		task_clear(t);
+		return t;
+	}
+	t = kmalloc(sizeof(*t));
 	if (!t)
 		return NULL;
 	t->stack_base = stack_alloc(&slot);
@@ -58,7 +135,19 @@ struct task *task_alloc(const char *name, void (*fn)(void *), void *arg)
 		kfree(t);
 		return NULL;
 	}
-	task_init_common(t, name);
+	t->stack_slot = slot;
+	return t;
+}
+
+struct task *task_alloc(const char *name, void (*fn)(void *), void *arg)
+{
+	struct task *t = task_new();
+	int slot;
+
+	if (!t)
+		return NULL;
+	slot = t->stack_slot;
+	task_init_common(t, name);	/* sets stack_slot = -1 */
 	t->stack_slot = slot;
 	stack_set_owner(slot, t->name);
 	t->fn = fn;
@@ -74,18 +163,21 @@ struct task *task_alloc(const char *name, void (*fn)(void *), void *arg)
 void task_free(struct task *t)
 {
 	unsigned long flags;
+	bool kept;
 
 	/* A waker bringing back donors parked on t (or t itself, parked)
 	 * may still hold a pointer to it for a moment (proxy.c). */
 	while (__atomic_load_n(&t->proxy_pins, __ATOMIC_ACQUIRE))
 		arch_cpu_relax();
 	flags = spin_lock(&tasks_lock);
-
 	list_del_init(&t->all_node);
+	/* Off all_tasks and into the cache in one step (same lock). */
+	kept = t->stack_slot >= 0 && task_cache_n < TASK_CACHE_MAX;
+	if (kept)
+		task_cache[task_cache_n++] = t;
 	spin_unlock(&tasks_lock, flags);
-	if (t->stack_slot >= 0)
-		stack_free(t->stack_slot);
-	kfree(t);
+	if (!kept)
+		task_release(t);
 }
 
 /* First code of every new thread, entered from its first switch with
@@ -106,14 +198,15 @@ int thread_spawn(struct task **out, const char *name, void (*fn)(void *),
 		 void *arg, const struct thread_opts *opts)
 {
 	static const struct thread_opts none;
-	uint64_t allowed;
+	uint64_t allowed, online;
 	struct task *t;
 	int err;
 
 	if (!opts)
 		opts = &none;
 	allowed = opts->affinity ? opts->affinity : ~0ULL;
-	if (!fn || !(allowed & cpus_online_mask()))
+	online = allowed & cpus_online_mask();	/* a walk of cpus[] */
+	if (!fn || !online)
 		return -EINVAL;
 	t = task_alloc(name, fn, arg);
 	if (!t)
@@ -127,7 +220,7 @@ int thread_spawn(struct task **out, const char *name, void (*fn)(void *),
 	/* Start from this CPU if allowed, else the first allowed one; the
 	 * class's select_task_rq makes the real choice. */
 	t->cpu = smp_processor_id();
-	while (!((allowed & cpus_online_mask()) >> t->cpu & 1))
+	while (!(online >> t->cpu & 1))
 		t->cpu = (t->cpu + 1) % ncpus;
 	if (opts->attr) {
 		err = sched_setattr(t, opts->attr);
@@ -216,6 +309,14 @@ int thread_join(struct task *t)
 		t->joiner = self;
 		spin_unlock(&t->pi_lock, flags);
 		schedule();
+		/* Woken.  TASK_DEAD is final and only we free t, so seeing it
+		 * needs no pi_lock: the acquire keeps the on_cpu loads below
+		 * after it (as the lock did), and exit_code is ordered by the
+		 * on_cpu acquire (finish_task_switch's release follows
+		 * thread_exit's stores on that CPU).  Not dead yet: a spurious
+		 * wakeup, go round under the lock. */
+		if (smp_load_acquire(&t->state) == TASK_DEAD)
+			break;
 	}
 	WRITE_ONCE(self->state, TASK_RUNNING);
 	/* Its last switch may still be running on its stack. */

@@ -44,7 +44,9 @@ size_t page_total_count(void);
  * Any context.  kfree(NULL) is a no-op.  Each block carries a header
  * magic and a tail canary; kfree checks both and panics on a double free,
  * a bad pointer or an overrun, naming the block.  Freed memory is
- * poisoned (0x6b) and checked when reused.
+ * poisoned (0x6b) and checked when reused.  Before it returns NULL it
+ * empties the task cache (task_cache_drain) and tries again, so it must
+ * not be called with tasks_lock held (in a for_each_task callback).
  */
 void *kmalloc(size_t size);
 void *kzalloc(size_t size);	/* same as kmalloc; kept for readability */
@@ -52,6 +54,18 @@ void kfree(void *p);
 /* Walk the heap checking every header, canary and poisoned free block;
  * returns 0 or panics naming the damage.  For tests. */
 int heap_check(void);
+
+/* ---- Caches under memory pressure (kernel/thread.c) ---------------- */
+
+/*
+ * Freed tasks are kept, with their stacks, for the next thread (a
+ * bounded cache).  task_cache_drain() gives them all back to the heap and
+ * the stack slots (kmalloc calls it before it returns NULL) and returns
+ * how many it freed; task_cache_count() says how many are cached now.
+ * Any context but with no heap, stack or tasks lock held.
+ */
+int task_cache_drain(void);
+int task_cache_count(void);
 
 /* ---- Thread stacks (kernel/mm/stack.c) ---------------------------- */
 

@@ -92,7 +92,8 @@ struct sched_attr {
 struct task {
 	struct arch_context ctx;	/* must stay first for asm offsets */
 	int tid;
-	char name[TASK_NAME_LEN];
+	char name[TASK_NAME_LEN] __attribute__((aligned(8)));	/* word copies
+					   (trace_task_named) */
 	volatile int state;		/* enum task_state */
 
 	/* Scheduling: which class and with what (see sched_attr) */

@@ -135,7 +135,7 @@ static void *large_alloc(size_t size)
 	return (char *)(b + 1) + sizeof(struct list_head);
 }
 
-void *kmalloc(size_t size)
+static void *kmalloc_once(size_t size)
 {
 	unsigned cls = 0;
 	struct block *b;
@@ -175,6 +175,18 @@ void *kmalloc(size_t size)
 	put_canary(b);
 	spin_unlock(&lock, flags);
 	return (char *)b + HDR;
+}
+
+void *kmalloc(size_t size)
+{
+	void *p = kmalloc_once(size);
+
+	/* Out of memory: give back what caches hold (freed tasks kept for
+	 * reuse, thread.c) and try once more.  Not under the heap lock:
+	 * draining kfree()s. */
+	if (!p && task_cache_drain() > 0)
+		p = kmalloc_once(size);
+	return p;
 }
 
 void *kzalloc(size_t size)
