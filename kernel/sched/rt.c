@@ -174,7 +174,7 @@ static void enqueue_task_rt(struct rq *rq, struct task *p, int flags)
 {
 	struct rt_rq *rt = &rq->rt;
 	int prio = p->prio;
-	uint64_t cpus = task_cpus_online(p);
+	uint64_t cpus = p->cpus_allowed;
 
 	(void)flags;
 	if (prio < 0 || prio >= RT_NR_LEVELS)
@@ -188,6 +188,10 @@ static void enqueue_task_rt(struct rq *rq, struct task *p, int flags)
 	p->rt.level = prio;
 	if (p->rt.time_slice_ns == 0 || p->rt.time_slice_ns > rt_rr_slice_ns)
 		p->rt.time_slice_ns = READ_ONCE(rt_rr_slice_ns);
+	/* Migratory: more than one online CPU allowed (a pinned task needs
+	 * no look at which CPUs are online). */
+	if (cpus & (cpus - 1))
+		cpus &= cpus_online_mask();
 	/* A blocked donor (moved here with its chain, or lent) may move on
 	 * with its chain wherever its owner may run, whatever its own
 	 * affinity (task_blocked_rt). */
