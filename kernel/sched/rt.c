@@ -290,10 +290,18 @@ static bool rt_preempts(struct rq *rq, struct task *p)
  * rq->curr and the one switched out still has on_cpu set, and the lock
  * must not be dropped; the push runs right after the switch
  * (rq_queue_push).  rq->lock held.
+ *
+ * Not while no other CPU is online: a push looks only at tasks whose
+ * chain may run on another online CPU (rt_pick_pushable, whose chain
+ * cpus are online CPUs other than this one), so there it finds nothing
+ * and does nothing, at a cost of a chain walk at each switch of a lone
+ * CPU with a blocked RT donor queued (which counts as overloaded).  A
+ * CPU that comes online later pulls at its first pick (balance_rt).
  */
 static void rt_queue_push(struct rq *rq)
 {
-	if (rq->rt.overloaded)
+	if (rq->rt.overloaded &&
+	    (cpus_online_mask() & ~(1ULL << cpu_of(rq))))
 		rq_queue_push(rq, &rt_sched_class);
 }
 
