@@ -10,8 +10,8 @@
  *
  * One interrupt runs a bounded amount of work, so that no timer - and no
  * parameter of whoever arms them - can keep interrupts off for good: only
- * timers that were due when it came, at most TIMER_MAX_PER_IRQ callbacks,
- * each timer at most once.  A callback
+ * timers that were due when it came or came due while its callbacks ran,
+ * at most TIMER_MAX_PER_IRQ callbacks, each timer at most once.  A callback
  * that re-arms its own timer at or before "now" (a deadline task with a
  * budget too small to outlast the interrupt did that, issue 12) waits for
  * the next interrupt.  What is still due then is deferred: the hardware is
@@ -132,15 +132,15 @@ static bool ran_already(struct timer *t, struct timer *const *ran, int n)
 }
 
 /*
- * The first timer of @q that was due at @entry, when the interrupt came,
- * and is not one of the @n in @ran (those already ran in this
- * interrupt), or NULL.  q->lock held.
+ * The first timer of @q that was due at @entry (when the interrupt
+ * came, or when its callbacks were done) and is not one of the @n in
+ * @ran (those already ran in this interrupt), or NULL.  q->lock held.
  *
- * Only what was due at entry: a callback that takes long (a lock whose
+ * Never one that ran already: a callback that takes long (a lock whose
  * holder's vCPU the host preempted) must not let the tick, due again
  * meanwhile, run twice in one interrupt and keep the CPU from ever
- * reaching irq_exit's preemption point.  Whatever came due since fires
- * at the next interrupt, right after.
+ * reaching irq_exit's preemption point.  That fires at the next
+ * interrupt, right after.
  */
 static struct timer *next_due(struct timer_queue *q, uint64_t entry,
 			      struct timer *const *ran, int n)
@@ -170,12 +170,13 @@ void timer_interrupt(void)
 	struct cpu *c = this_cpu();
 	struct timer_queue *q = &queues[c->id];
 	struct timer *ran[TIMER_MAX_PER_IRQ], *t;
-	uint64_t entry = arch_clock_ns(), now;
+	uint64_t entry = arch_clock_ns(), due = entry, now;
 	int n = 0;
 
 	c->nr_timer_irqs++;
 	spin_lock_raw(&q->lock);
-	while (n < TIMER_MAX_PER_IRQ && (t = next_due(q, entry, ran, n))) {
+again:
+	while (n < TIMER_MAX_PER_IRQ && (t = next_due(q, due, ran, n))) {
 		ran[n++] = t;
 		list_del_init(&t->node);
 		WRITE_ONCE(q->running, t);
@@ -188,6 +189,15 @@ void timer_interrupt(void)
 		WRITE_ONCE(q->running, NULL);
 	}
 	now = arch_clock_ns();
+	/* Came due while the callbacks ran (a sleeper's wakeup right
+	 * behind the fair slice timer): run it now rather than after
+	 * irq_exit's switch and another interrupt entry.  Still each
+	 * timer once and at most TIMER_MAX_PER_IRQ: every pass runs one
+	 * more callback. */
+	if (n < TIMER_MAX_PER_IRQ && due != now && next_due(q, now, ran, n)) {
+		due = now;
+		goto again;
+	}
 	t = list_empty(&q->timers) ? NULL
 				   : list_first_entry(&q->timers, struct timer, node);
 	if (t && t->deadline_ns <= now &&

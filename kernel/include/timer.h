@@ -6,13 +6,13 @@
  * those timers.  Callbacks run in interrupt context on the CPU the timer
  * was armed on, in deadline order (equal deadlines: arming order).
  *
- * One interrupt runs only timers due when it came, at most 16 callbacks
- * (TIMER_MAX_PER_IRQ in timer.c), each timer at most once: a callback
- * that re-arms its timer at or before now runs again at the next
- * interrupt, which comes after the interrupted task has had about as long
- * as the interrupt took (at least 1 us, at most 500 us).  So no timer can
- * keep a CPU's interrupts off for good.  cpu->nr_timer_defers counts the
- * interrupts that left due timers behind.
+ * One interrupt runs only timers due when it came or while its callbacks
+ * ran, at most 16 callbacks (TIMER_MAX_PER_IRQ in timer.c), each timer at
+ * most once: a callback that re-arms its timer at or before now runs
+ * again at the next interrupt, which comes after the interrupted task has
+ * had about as long as the interrupt took (at least 1 us, at most
+ * 500 us).  So no timer can keep a CPU's interrupts off for good.
+ * cpu->nr_timer_defers counts the interrupts that left due timers behind.
  */
 #ifndef TIMER_H
 #define TIMER_H

@@ -487,6 +487,13 @@ int __mutex_lock_slowpath(struct mutex *m, uint64_t timeout_ns,
 		schedule();
 		spun = false;
 		flags = spin_lock(&m->wait_lock);
+		/* Woken to a lock handed over or released: take it before
+		 * setting up to sleep again (mutex_prepare_sleep's lock
+		 * round trip and barrier).  blocked_on is m or PROXY_WAKING
+		 * either way, which mutex_remove_waiter() clears; the
+		 * trylock is the one the loop would make next. */
+		if (__mutex_trylock(m, curr, TRACE_ACQ_WAIT))
+			break;
 	}
 	WRITE_ONCE(curr->state, TASK_RUNNING);
 

@@ -549,8 +549,21 @@ static void ttwu_activate(struct rq *rq, struct task *p, int flags,
 {
 	update_rq_clock(rq);
 	activate_task(rq, p, flags);
-	if (!keep_blocked)
+	/*
+	 * p was off every runqueue and CPU until activate_task() put it
+	 * on rq, whose lock we hold: it is not running, so not in its
+	 * mutex loop, the only place that sets blocked_on to a mutex (the
+	 * task itself, mutex.c).  A NULL read here stays NULL (others
+	 * only move a mutex to PROXY_WAKING or NULL), and blocked_lock,
+	 * which orders the state store against that loop, has nothing to
+	 * order: a plain sleeper's wakeup skips it.
+	 */
+	if (!keep_blocked && !READ_ONCE(p->blocked_on)) {
+		WRITE_ONCE(p->state, TASK_RUNNING);
+		trace_wakeup(p, p->cpu);
+	} else if (!keep_blocked) {
 		ttwu_set_running(p);
+	}
 	wakeup_preempt_rq(rq, p);
 	if (READ_ONCE(rq->cpu->need_resched))
 		return;
@@ -564,7 +577,19 @@ static int select_cpu(struct task *p, int flags)
 {
 	/* A donor lent to another CPU starts from the one it came from. */
 	int prev = p->wake_cpu >= 0 ? p->wake_cpu : p->cpu;
-	int cpu = p->sched_class->select_task_rq(p, prev, flags);
+	uint64_t allowed = p->cpus_allowed;
+	int cpu;
+
+	/* Pinned to one online CPU: every class may only choose inside the
+	 * affinity (checked below), so it would choose that one; skip its
+	 * lookups (cpupri, the other CPUs' donors).  A pinned task whose
+	 * CPU is offline takes the class's path and its check. */
+	if (allowed && !(allowed & (allowed - 1))) {
+		cpu = ctz64(allowed);
+		if (cpu < ncpus && READ_ONCE(cpus[cpu].online))
+			return cpu;
+	}
+	cpu = p->sched_class->select_task_rq(p, prev, flags);
 
 	/* A class may only choose inside the affinity; a bug otherwise. */
 	if (cpu < 0 || cpu >= ncpus || !((task_cpus_online(p) >> cpu) & 1))

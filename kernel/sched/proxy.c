@@ -287,6 +287,14 @@ bool proxy_prev_sleeps(struct rq *rq, struct task *prev)
 
 	if (!m || m == PROXY_WAKING)
 		return false;
+	/* An owner seen on this CPU is the pick's (it runs here for prev),
+	 * whatever the look under the wait_lock would add: that look reads
+	 * owner->cpu locklessly too.  (Heap memory stays mapped: a peek at
+	 * an owner that just exited reads a stale cpu, and a wrong guess
+	 * costs one walk, as above.) */
+	owner = mutex_owner(m);
+	if (owner && READ_ONCE(owner->cpu) == cpu_of(rq))
+		return false;
 	spin_lock_raw(&m->wait_lock);
 	owner = get_task_blocked_on(prev) == m ? mutex_owner(m) : NULL;
 	if (owner && owner != prev && READ_ONCE(owner->on_rq)) {

@@ -174,7 +174,7 @@ static void enqueue_task_rt(struct rq *rq, struct task *p, int flags)
 {
 	struct rt_rq *rt = &rq->rt;
 	int prio = p->prio;
-	uint64_t cpus = task_cpus_online(p);
+	uint64_t cpus = p->cpus_allowed;
 
 	(void)flags;
 	if (prio < 0 || prio >= RT_NR_LEVELS)
@@ -188,6 +188,10 @@ static void enqueue_task_rt(struct rq *rq, struct task *p, int flags)
 	p->rt.level = prio;
 	if (p->rt.time_slice_ns == 0 || p->rt.time_slice_ns > rt_rr_slice_ns)
 		p->rt.time_slice_ns = READ_ONCE(rt_rr_slice_ns);
+	/* Migratory: more than one online CPU allowed (a pinned task needs
+	 * no look at which CPUs are online). */
+	if (cpus & (cpus - 1))
+		cpus &= cpus_online_mask();
 	/* A blocked donor (moved here with its chain, or lent) may move on
 	 * with its chain wherever its owner may run, whatever its own
 	 * affinity (task_blocked_rt). */
@@ -286,10 +290,18 @@ static bool rt_preempts(struct rq *rq, struct task *p)
  * rq->curr and the one switched out still has on_cpu set, and the lock
  * must not be dropped; the push runs right after the switch
  * (rq_queue_push).  rq->lock held.
+ *
+ * Not while no other CPU is online: a push looks only at tasks whose
+ * chain may run on another online CPU (rt_pick_pushable, whose chain
+ * cpus are online CPUs other than this one), so there it finds nothing
+ * and does nothing, at a cost of a chain walk at each switch of a lone
+ * CPU with a blocked RT donor queued (which counts as overloaded).  A
+ * CPU that comes online later pulls at its first pick (balance_rt).
  */
 static void rt_queue_push(struct rq *rq)
 {
-	if (rq->rt.overloaded)
+	if (rq->rt.overloaded &&
+	    (cpus_online_mask() & ~(1ULL << cpu_of(rq))))
 		rq_queue_push(rq, &rt_sched_class);
 }
 
