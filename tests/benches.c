@@ -2,6 +2,7 @@
  * benches.c - the benchmarks `bench=all` runs (framework: kernel/bench.c).
  *
  *   ctx_switch     voluntary switch between two threads pinned to one CPU
+ *   rt_yield       the same between two FIFO threads of one priority
  *   ipi_roundtrip  smp_call() from CPU 0 to CPU 1 and back
  *   spin_pair      uncontended spin_lock() + spin_unlock()
  *   thread_spawn   thread_create() + thread_join() of an empty thread
@@ -65,22 +66,28 @@ static void pingpong_a(void *arg)
 
 /*
  * Median cost of one voluntary switch on this CPU (ROUNDS rounds of
- * PINGPONG_ITERS round trips); 0 if the threads cannot be made.
- * *@all_switched: false if some yields did not switch.  bench_trace.c
- * uses it too, with the trace on and off.
+ * PINGPONG_ITERS round trips) between two threads of @attr (NULL: fair,
+ * nice 0); 0 if the threads cannot be made.  *@all_switched: false if
+ * some yields did not switch.  bench_trace.c uses it too, with the trace
+ * on and off.  For an RT @attr the caller must outrank it, or the first
+ * thread would yield to nobody until the second exists.
  */
-uint64_t bench_switch_cost(bool *all_switched)
+uint64_t bench_switch_cost_attr(const struct sched_attr *attr,
+				bool *all_switched)
 {
 	int cpu = smp_processor_id();
 	uint64_t per_switch[ROUNDS];
 	unsigned long min_trips = PINGPONG_ITERS;
+	struct thread_opts o = { .affinity = 1ULL << cpu, .attr = attr };
 
 	for (int r = 0; r < ROUNDS; r++) {
 		struct pingpong p = { 0 };
-		struct task *a, *b;
+		struct task *a = NULL, *b = NULL;
 
-		b = thread_create("bench-pong", pingpong_b, &p, cpu);
-		a = thread_create("bench-ping", pingpong_a, &p, cpu);
+		if (thread_spawn(&b, "bench-pong", pingpong_b, &p, &o))
+			b = NULL;
+		if (thread_spawn(&a, "bench-ping", pingpong_a, &p, &o))
+			a = NULL;
 		if (!a || !b) {
 			p.stop = 1;
 			if (a)
@@ -98,6 +105,11 @@ uint64_t bench_switch_cost(bool *all_switched)
 	if (all_switched)
 		*all_switched = min_trips == PINGPONG_ITERS;
 	return bench_median(per_switch, ROUNDS);
+}
+
+uint64_t bench_switch_cost(bool *all_switched)
+{
+	return bench_switch_cost_attr(NULL, all_switched);
 }
 
 static void bench_ctx_switch(void)
@@ -118,6 +130,45 @@ static void bench_ctx_switch(void)
 }
 BENCH(ctx_switch, "voluntary context switch between two threads on one CPU",
       bench_ctx_switch);
+
+/*
+ * rt_yield: the same ping-pong between two SCHED_FIFO threads of one
+ * priority: sched_yield() in RT puts the caller behind its equal (the
+ * RT class's requeue and O(1) pick instead of the fair tree).  The
+ * bench's own thread runs above them meanwhile, so that both exist
+ * before either runs.
+ */
+static void bench_rt_yield(void)
+{
+	static const struct sched_attr fifo = { .policy = SCHED_FIFO,
+						 .rt_priority = 50 };
+	static const struct sched_attr above = { .policy = SCHED_FIFO,
+						  .rt_priority = 60 };
+	struct sched_attr old;
+	char detail[128];
+	uint64_t cost;
+	bool all;
+	int err;
+
+	sched_getattr(current(), &old);
+	if ((err = sched_setattr(current(), &above))) {
+		printk("# bench rt_yield: SKIP cannot become FIFO (%d)\n", err);
+		return;
+	}
+	cost = bench_switch_cost_attr(&fifo, &all);
+	sched_setattr(current(), &old);
+	if (!cost) {
+		printk("# bench rt_yield: thread_spawn failed\n");
+		return;
+	}
+	snprintf(detail, sizeof(detail),
+		 "per switch, FIFO 50 yield ping-pong on cpu%d, median of %d x "
+		 "%d round trips%s", smp_processor_id(), ROUNDS,
+		 PINGPONG_ITERS, all ? "" : ", some yields did not switch");
+	bench_report("rt_yield", cost, NULL, detail);
+}
+BENCH(rt_yield, "voluntary switch between two FIFO threads of one priority",
+      bench_rt_yield);
 
 /* ---- ipi_roundtrip --------------------------------------------------- */
 

@@ -29,6 +29,9 @@ uint64_t bench_median(uint64_t *v, int n);
 /* Median cycles of one voluntary switch between two threads on this CPU
  * (tests/benches.c); 0 on failure. */
 uint64_t bench_switch_cost(bool *all_switched);
+struct sched_attr;
+uint64_t bench_switch_cost_attr(const struct sched_attr *attr,
+				bool *all_switched);
 /* Run the named benchmarks (none: all); returns -ENOENT for an unknown
  * name (after printing which). */
 int bench_run(const char *const *names, int n);

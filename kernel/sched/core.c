@@ -296,6 +296,15 @@ void wakeup_preempt_rq(struct rq *rq, struct task *p)
  * it was just moved into the fair class, which fair_pick_next() reports.
  * Work waiting elsewhere for a CPU that runs fair is the business of the
  * CPU it waits on (its push, at wakeup, after a switch, at each tick).
+ *
+ * RT fast path: an RT task is queued here, no stop or deadline task is,
+ * and no deadline pull is due; prev is an RT task that stays queued (the
+ * CPU does not lower its priority: no RT pull) or no other CPU is RT
+ * overloaded (an RT pull would find nothing).  Then every balance op
+ * would do nothing (fair's only when nothing is queued) and the higher
+ * classes' picks would find nothing, so the RT class picks at once
+ * (rt_pick_next(): the same put_prev, pick and set_next).  A timer
+ * interrupt that wakes an RT task over a fair one takes it.
  */
 static struct task *pick_next_task(struct rq *rq, struct task *prev)
 {
@@ -304,6 +313,15 @@ static struct task *pick_next_task(struct rq *rq, struct task *prev)
 	if (prev->sched_class == &fair_sched_class && rq->cfs.nr_running &&
 	    rq->nr_running == rq->cfs.nr_running) {
 		struct task *p = fair_pick_next(rq, prev);
+
+		if (p)
+			return p;
+	}
+	if (rq->rt.rt_nr_running && !rq->dl.dl_nr_running &&
+	    !(rq->stop && rq->stop->on_rq) && !dl_pull_due(rq) &&
+	    ((prev->sched_class == &rt_sched_class && prev->on_rq) ||
+	     !rt_pull_due(rq))) {
+		struct task *p = rt_pick_next(rq, prev);
 
 		if (p)
 			return p;

@@ -588,10 +588,15 @@ static int select_task_rq_dl(struct task *p, int prev_cpu, int flags)
 
 /* Before the pick on @rq: pull an earlier task from an overloaded CPU.
  * rq->lock held, may be dropped. */
+bool dl_pull_due(struct rq *rq)
+{
+	return __atomic_load_n(&dlo_mask, __ATOMIC_RELAXED) & ~(1ULL << cpu_of(rq));
+}
+
 static void balance_dl(struct rq *rq, struct task *prev)
 {
 	(void)prev;
-	if (__atomic_load_n(&dlo_mask, __ATOMIC_RELAXED) & ~(1ULL << cpu_of(rq)))
+	if (dl_pull_due(rq))
 		pull_dl_task(rq);
 }
 

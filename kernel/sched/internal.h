@@ -132,6 +132,15 @@ void fair_trigger_load_balance(struct rq *rq);
  * fair: put prev, pick and set the next fair task, or NULL (nothing
  * done) when the full pick must run.  rq->lock held. */
 struct task *fair_pick_next(struct rq *rq, struct task *prev);
+/* rt.c: the same when an RT task is the pick and no balance op would
+ * act (conditions in pick_next_task()); NULL, nothing done, else. */
+struct task *rt_pick_next(struct rq *rq, struct task *prev);
+/* rt.c: is another CPU RT-overloaded (would an RT pull look)?  Lockless.
+ * rq->lock held. */
+bool rt_pull_due(struct rq *rq);
+/* deadline.c: would the deadline class's balance pull to @rq now?
+ * Lockless look at the overloaded CPUs.  rq->lock held. */
+bool dl_pull_due(struct rq *rq);
 /*
  * The CPU's scheduling context changed: a new donor, or the running
  * donor's rank (a deadline moved on at a replenishment, parameters or a

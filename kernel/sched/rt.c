@@ -312,6 +312,30 @@ static void set_next_task_rt(struct rq *rq, struct task *p)
 	rt_queue_push(rq);
 }
 
+bool rt_pull_due(struct rq *rq)
+{
+	return READ_ONCE(rt_rto_mask) & ~(1ULL << cpu_of(rq));
+}
+
+/*
+ * core.c's fast path (pick_next_task() says when): put @prev, the donor,
+ * pick and set the next RT task.  NULL, nothing done, where the RT class
+ * steps aside (throttled): the full pick decides.  rq->lock held.
+ */
+struct task *rt_pick_next(struct rq *rq, struct task *prev)
+{
+	struct task *p;
+
+	DEBUG_ASSERT(rq->rt.rt_nr_running && !rq->dl.dl_nr_running);
+	if (rt_stepping_aside(rq))
+		return NULL;
+	prev->sched_class->put_prev_task(rq, prev);
+	p = list_first_entry(&rq->rt.queue[rt_next_level(&rq->rt, 0)],
+			     struct task, rt.run_list);
+	rt_queue_push(rq);
+	return p;
+}
+
 /* ---- Accounting, RR, throttling -------------------------------------- */
 
 /* Start a new period if the last one is over.  rq->lock held. */
