@@ -114,8 +114,13 @@ void sched_change(struct task *p, void (*change)(struct task *p, const void *arg
 	} else if (p->sched_class->prio_changed) {
 		p->sched_class->prio_changed(rq, p);
 	}
-	/* Let the next pick sort out who runs: cheap and always right. */
-	if (queued)
+	/* Let the next pick sort out who runs: cheap and always right.  But
+	 * a queued task that does not run and stays in a class whose
+	 * prio_changed op decides preemption itself (RT, as in Linux) needs
+	 * no pass: inherit's boost of a waiting owner cost its booster a
+	 * pick that chose the booster again, on every block. */
+	if (queued && (running || prev_class != p->sched_class ||
+		       !p->sched_class->prio_changed))
 		resched_curr(rq);
 	spin_unlock_raw(&rq->lock);
 	spin_unlock(&p->pi_lock, flags);
