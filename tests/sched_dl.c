@@ -516,6 +516,28 @@ static void dl_admission_control(struct ktest *t)
 	KEXPECT_EQ(t, dl_bw_total(), base);
 }
 
+static void dl_exits_at_once(void *arg)
+{
+	(void)arg;
+}
+
+/* A task that has exited (its bandwidth given back) is not admitted
+ * again: that bandwidth would never be given back. */
+static void dl_exited_task_not_admitted(struct ktest *t)
+{
+	struct sched_attr half = dl_attr(5 * MS, 10 * MS, 10 * MS);
+	uint64_t base = dl_bw_total();
+	struct task *p;
+
+	KASSERT_EQ(t, spawn(&p, "dl-gone", dl_exits_at_once, NULL, NULL, 0), 0);
+	while (READ_ONCE(p->state) != TASK_DEAD)
+		sleep_ns(100 * NSEC_PER_USEC);
+	KEXPECT_EQ(t, sched_setattr(p, &half), -ESRCH);
+	KEXPECT_EQ(t, dl_bw_total(), base);
+	thread_join(p);
+	KEXPECT_EQ(t, dl_bw_total(), base);
+}
+
 /* ---- Class precedence ------------------------------------------------- */
 
 struct prec {
@@ -741,6 +763,7 @@ static struct ktest_case sched_dl_cases[] = {
 	KTEST_CASE_TIMEOUT(dl_overrun_is_throttled, 10000),
 	KTEST_CASE(dl_minimum_leaves_the_cpu_to_others),
 	KTEST_CASE(dl_admission_control),
+	KTEST_CASE(dl_exited_task_not_admitted),
 	KTEST_CASE(dl_runs_before_rt),
 	KTEST_CASE_TIMEOUT(dl_global_edf_smp, 20000),
 	{0}

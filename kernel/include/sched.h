@@ -347,7 +347,8 @@ bool wake_up(struct task *p);
  * effect at once, also for a running or queued task.  Returns 0, -EINVAL
  * for an invalid or inconsistent attribute (never clamped; deadline
  * parameters outside DL_RUNTIME_MIN_NS etc., above), -EBUSY when
- * deadline admission control refuses the bandwidth.  Task context.
+ * deadline admission control refuses the bandwidth, -ESRCH for a change
+ * into or out of SCHED_DEADLINE of a task that is exiting.  Task context.
  */
 int sched_setattr(struct task *p, const struct sched_attr *attr);
 void sched_getattr(struct task *p, struct sched_attr *attr);

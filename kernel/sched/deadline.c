@@ -654,8 +654,14 @@ int dl_admit(struct task *p, const struct sched_attr *attr)
 				  attr->dl_runtime);
 	flags = spin_lock(&dl_bw_lock);
 	old_bw = p->dl.dl_bw;
-	/* Growing past the limit is refused; shrinking always works. */
-	if (new_bw > old_bw && dl_total_bw - old_bw + new_bw > dl_bw_cap(dl_bw_percent)) {
+	/* An exiting task gave its bandwidth back (dl_task_dead, under this
+	 * lock) and never will again: what it were admitted now would stay
+	 * counted for good. */
+	if (p->dl.dl_dead) {
+		err = -ESRCH;
+	} else if (new_bw > old_bw &&
+		   dl_total_bw - old_bw + new_bw > dl_bw_cap(dl_bw_percent)) {
+		/* Growing past the limit is refused; shrinking always works. */
 		err = -EBUSY;
 	} else {
 		dl_total_bw = dl_total_bw - old_bw + new_bw;
