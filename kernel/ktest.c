@@ -37,6 +37,7 @@
  * Suites registered with KTEST_SUITE_EXPLICIT() are left out of "all".
  */
 #include "ktest.h"
+#include "mutex.h"
 #include "mm.h"
 #include "sched.h"
 #include "sched_verify.h"
@@ -223,6 +224,30 @@ static void left_fn(struct task *p, void *arg)
 	ls->n++;
 }
 
+/* for_each_task callback: one line on each live task of case @arg, to
+ * tell a hang (who waits for whom) from a slow case. */
+static void describe_left_fn(struct task *p, void *arg)
+{
+	unsigned id = *(unsigned *)arg;
+	struct mutex *m = READ_ONCE(p->blocked_on);
+	char wait[96] = "";
+	struct task *o;
+
+	if (p->ktest_id != id || READ_ONCE(p->state) == TASK_DEAD)
+		return;
+	if (m == PROXY_WAKING) {
+		snprintf(wait, sizeof(wait), ", a woken waiter");
+	} else if (m) {
+		/* (Task memory stays mapped, also once freed.) */
+		o = mutex_owner(m);
+		snprintf(wait, sizeof(wait), ", waits for %s held by %s#%d",
+			 m->name, o ? o->name : "nobody", o ? o->tid : 0);
+	}
+	printk("    #   %s#%d: state %d on cpu%d (on_rq %d, on_cpu %d), "
+	       "%s prio %d%s\n", p->name, p->tid, p->state, p->cpu, p->on_rq,
+	       p->on_cpu, p->sched_class->name, p->prio, wait);
+}
+
 /* How many tasks of case @id are alive; their names into @buf. */
 static int tasks_left(unsigned id, char *buf, size_t len)
 {
@@ -268,6 +293,7 @@ static void timed_out(struct ktest_run *r, uint64_t timeout_ms)
 	printk("    # %s: still running %llu ms after the timeout: %s; cases "
 	       "are tainted until they end\n", name,
 	       (unsigned long long)grace_ms, names);
+	for_each_task(describe_left_fn, &r->id);
 	list_add_tail(&r->taint_node, &tainting);
 }
 
