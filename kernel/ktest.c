@@ -244,8 +244,11 @@ static void describe_left_fn(struct task *p, void *arg)
 			 m->name, o ? o->name : "nobody", o ? o->tid : 0);
 	}
 	printk("    #   %s#%d: state %d on cpu%d (on_rq %d, on_cpu %d), "
-	       "%s prio %d%s\n", p->name, p->tid, p->state, p->cpu, p->on_rq,
-	       p->on_cpu, p->sched_class->name, p->prio, wait);
+	       "%s prio %d%s%s%s\n", p->name, p->tid, p->state, p->cpu,
+	       p->on_rq, p->on_cpu, p->sched_class->name, p->prio,
+	       p->dl.dl_throttled ? (p->dl.dl_timer.cpu >= 0 ?
+				     ", throttled" : ", throttled, no timer") : "",
+	       p->dl.dl_boosted ? ", boosted" : "", wait);
 }
 
 /* How many tasks of case @id are alive; their names into @buf. */
