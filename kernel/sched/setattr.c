@@ -115,12 +115,14 @@ void sched_change(struct task *p, void (*change)(struct task *p, const void *arg
 		p->sched_class->prio_changed(rq, p);
 	}
 	/* Let the next pick sort out who runs: cheap and always right.  But
-	 * a queued task that does not run and stays in a class whose
-	 * prio_changed op decides preemption itself (RT, as in Linux) needs
-	 * no pass: inherit's boost of a waiting owner cost its booster a
-	 * pick that chose the booster again, on every block. */
-	if (queued && (running || prev_class != p->sched_class ||
-		       !p->sched_class->prio_changed))
+	 * a queued RT task that does not run and stays RT needs no pass:
+	 * prio_changed_rt() decides preemption itself, as in Linux (inherit's
+	 * boost of a waiting owner cost its booster a pick that chose the
+	 * booster again, on every block).  The deadline class's op leaves
+	 * preemption to this resched: skipping it for a boosted deadline
+	 * owner left that owner queued on an idle CPU (mutex_stress). */
+	if (queued && !(!running && prev_class == &rt_sched_class &&
+			p->sched_class == &rt_sched_class))
 		resched_curr(rq);
 	spin_unlock_raw(&rq->lock);
 	spin_unlock(&p->pi_lock, flags);
