@@ -65,7 +65,7 @@ static void validate_cpu(struct snap_cpu *sc)
 	}
 }
 
-/* Copy @tc's records of this epoch into @sc, dropping those that were
+/* Copy @tc's records since its last reset into @sc, dropping those that were
  * being rewritten (trace_ring.h); keep whole events only and count the
  * others lost. */
 static void copy_cpu(struct trace_cpu *tc, struct snap_cpu *sc)
