@@ -65,8 +65,9 @@ static struct task *task_cache[TASK_CACHE_MAX];	/* tasks_lock */
 static int task_cache_n;
 
 /* Zero a task but for its stack, so a recycled task starts exactly like
- * a fresh kmalloc'd one.  Word stores: memset() is a byte loop, and gcc
- * must not turn this loop back into a memset call. */
+ * a fresh kmalloc'd one.  Unrolled word stores, cheaper than memset()'s
+ * alignment and length tests for this one fixed size; gcc must not turn
+ * the loop back into a memset call. */
 __attribute__((optimize("no-tree-loop-distribute-patterns")))
 static void task_clear(struct task *t)
 {
