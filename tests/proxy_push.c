@@ -614,8 +614,10 @@ static void head_case(struct ktest *t, int h_prio)
 	px_wait_blocked(m);
 	h = px_spawn_on(t, "head-h", pp.a, head_h_fn, NULL, h_prio);
 	px_wait_blocked(h);
-	/* Spin on A until L's nap is over: H, M and L all queued. */
-	for (uint64_t end = clock_ns() + 100 * MS;
+	/* Spin on A until L's nap (250 us) is over: H, M and L all queued.
+	 * A wait, not a measurement: up to 2 s, because under two whole
+	 * make tests at once a starved vCPU once took over 100 ms. */
+	for (uint64_t end = clock_ns() + 2000 * MS;
 	     !(READ_ONCE(l->on_rq) && READ_ONCE(m->on_rq) && READ_ONCE(h->on_rq));)
 		if (clock_ns() > end) {
 			ktest_fail(t, __FILE__, __LINE__, "the chain never "
