@@ -338,19 +338,29 @@ struct task *rt_pick_next(struct rq *rq, struct task *prev)
 
 /* ---- Accounting, RR, throttling -------------------------------------- */
 
-/* Start a new period if the last one is over.  rq->lock held. */
+/*
+ * Start a new period if the last one is over.  rq->lock held.
+ *
+ * Time used past the budget is a debt the next period pays, as in
+ * Linux's do_sched_rt_period_timer(): each period that ended takes one
+ * budget off rt_time, so an overrun (a late tick, a host that stopped
+ * the vCPU while RT ran) is given back to the lower classes and RT gets
+ * at most rt_runtime per rt_period in the long run.  Forgetting the
+ * debt (rt_time = 0) let RT take 91% of a CPU at 60 ms / 100 ms on a
+ * loaded host, where most ticks came late.
+ */
 static void rt_period_roll(struct rq *rq)
 {
 	struct rt_rq *rt = &rq->rt;
+	uint64_t period = READ_ONCE(rt_period_ns);
+	uint64_t runtime = READ_ONCE(rt_runtime_ns), ended;
 
-	/* An end further than one period away is from an older, longer
-	 * period (sched_rt_set_bandwidth): start afresh. */
-	if (rq->clock_ns < rt->period_end_ns &&
-	    rt->period_end_ns - rq->clock_ns <= READ_ONCE(rt_period_ns))
+	if (rq->clock_ns < rt->period_end_ns)
 		return;
-	rt->rt_time_ns = 0;
-	rt->throttled = false;
-	rt->period_end_ns = rq->clock_ns + READ_ONCE(rt_period_ns);
+	ended = 1 + (rq->clock_ns - rt->period_end_ns) / period;
+	rt->rt_time_ns -= MIN(rt->rt_time_ns, ended * runtime);
+	rt->throttled = rt->rt_time_ns > runtime && runtime < period;
+	rt->period_end_ns = rq->clock_ns + period;
 }
 
 /*
@@ -360,6 +370,8 @@ static void rt_period_roll(struct rq *rq)
 static void update_curr_rt(struct rq *rq, struct task *donor, uint64_t delta)
 {
 	struct rt_rq *rt = &rq->rt;
+	uint64_t end = rt->period_end_ns;
+	bool was_throttled = rt->throttled;
 
 	if (donor->policy == SCHED_RR)
 		donor->rt.time_slice_ns -= delta < donor->rt.time_slice_ns ?
@@ -368,9 +380,12 @@ static void update_curr_rt(struct rq *rq, struct task *donor, uint64_t delta)
 		return;
 	rt_period_roll(rq);
 	rt->rt_time_ns += delta;
-	if (!rt->throttled && rt->rt_time_ns > READ_ONCE(rt_runtime_ns) &&
-	    READ_ONCE(rt_runtime_ns) < READ_ONCE(rt_period_ns)) {
+	if (rt->rt_time_ns > READ_ONCE(rt_runtime_ns) &&
+	    READ_ONCE(rt_runtime_ns) < READ_ONCE(rt_period_ns))
 		rt->throttled = true;
+	/* Newly throttled, or a new period opened still in debt (the
+	 * budget was lowered): the timer must be set for this period. */
+	if (rt->throttled && (!was_throttled || rt->period_end_ns != end)) {
 		/* On the CPU that notices; the callback locks rq by pointer. */
 		timer_arm(&rt->period_timer, rt->period_end_ns);
 		if (rt_stepping_aside(rq))
@@ -387,7 +402,7 @@ static void rt_period_timer_fn(struct timer *t)
 	update_rq_clock(rq);
 	if (rq->rt.throttled) {
 		rt_period_roll(rq);
-		if (rq->rt.throttled)		/* fired early: wait more */
+		if (rq->rt.throttled)		/* early, or in debt: wait more */
 			timer_arm(t, rq->rt.period_end_ns);
 		else if (rq->rt.rt_nr_running)
 			resched_curr(rq);
@@ -702,9 +717,12 @@ int sched_rt_set_bandwidth(uint64_t runtime_ns, uint64_t period_ns)
 		return -EINVAL;
 	WRITE_ONCE(rt_period_ns, period_ns);
 	WRITE_ONCE(rt_runtime_ns, runtime_ns);
-	/* A throttled CPU only looks at its period again when its period
-	 * timer fires, possibly a whole old (longer) period from now: have
-	 * it look now.  rt_period_roll() drops a period that is too long. */
+	/* Every CPU starts afresh under the new budget: a period and a
+	 * debt measured in the old one mean nothing now (a debt of 900 ms
+	 * at 950 ms / 1 s would throttle a CPU for 15 periods at 60 ms /
+	 * 100 ms).  A throttled CPU only looks at its period again when
+	 * its period timer fires, possibly a whole old (longer) period
+	 * from now: have it look now. */
 	for (int cpu = 0; cpu < ncpus; cpu++) {
 		struct rq *rq = cpu_rq(cpu);
 		unsigned long flags;
@@ -713,6 +731,8 @@ int sched_rt_set_bandwidth(uint64_t runtime_ns, uint64_t period_ns)
 			continue;
 		flags = arch_irq_save();
 		spin_lock_raw(&rq->lock);
+		rq->rt.rt_time_ns = 0;
+		rq->rt.period_end_ns = 0;
 		if (rq->rt.throttled)
 			timer_arm(&rq->rt.period_timer, clock_ns());
 		spin_unlock_raw(&rq->lock);
