@@ -472,6 +472,22 @@ class DebugMatrixTests(unittest.TestCase):
         self.assertEqual(runner.debug_matrix(["x86_64"], [8], [],
                                              "d")[0].cpus, 8)
 
+class ScenarioMatrixTests(unittest.TestCase):
+    def test_scenario_all_boots_run_under_icount(self):
+        boots = runner.scenario_matrix(["x86_64", "riscv64"], [1, 2, 4, 8])
+        timed = [b for b in boots if "scenario=all" in b.cmdline]
+        self.assertEqual([b.name for b in timed], [
+            "x86_64/smp2-scenarios", "x86_64/smp4-scenarios",
+            "riscv64/smp2-scenarios", "riscv64/smp4-scenarios"])
+        for b in timed:
+            self.assertIn("icount=1", b.cmdline.split())
+            self.assertEqual(b.extra, runner.ICOUNT[b.arch])
+        module = [b for b in boots if "scenario=module" in b.cmdline]
+        self.assertEqual(len(module), 2)
+        for b in module:
+            self.assertNotIn("-icount", b.extra)
+
+
 PROFILE_LOG = """\
 [cpu0] # bench ctx_switch: yield ping-pong
 [cpu0] profile ctx_switch: 5 samples every 20000 ns, 3 chains, 1 dropped, text at 80201000, by nmi

@@ -4,8 +4,9 @@
  *
  * The caller (the controller: shell, boot thread or test case) creates
  * every task with its class, parameters and affinity; they wait at a gate
- * until all exist, then the controller sets the common start t0 and opens
- * it, and each task sleeps until t0 + start=.  The controller runs as
+ * until all are there, then the controller gives each deadline task a
+ * fresh budget (start_budgets()), sets the common start t0 and opens the
+ * gate, and each task sleeps until t0 + start=.  The controller runs as
  * FIFO 99 meanwhile, so that a scenario's hogs cannot keep it from
  * stopping them, and sleeps until the last task ends or the time limit.
  *
@@ -40,6 +41,7 @@
 
 #define SCN_STOP_NS (2 * NSEC_PER_SEC)	/* to end once told to stop */
 #define SCN_STOP_LOOK_NS (10 * NSEC_PER_MSEC)	/* stop_deadline_tasks again */
+#define SCN_GATE_NS (100 * NSEC_PER_MSEC)	/* for every task to reach the gate */
 
 static int scn_busy;			/* atomic: a scenario runs */
 
@@ -152,6 +154,12 @@ static bool gate_open(struct scn_run *r, int arg)
 static bool event_happened(struct scn_run *r, int e)
 {
 	return __atomic_load_n(&r->events, __ATOMIC_ACQUIRE) & 1u << e;
+}
+
+static bool all_at_gate(struct scn_run *r, int arg)
+{
+	(void)arg;
+	return __atomic_load_n(&r->at_gate, __ATOMIC_ACQUIRE) == r->ntasks;
 }
 
 static bool all_ended(struct scn_run *r, int arg)
@@ -475,6 +483,8 @@ static void task_main(void *arg)
 	const struct scn_task *t = tr->st;
 	int i;
 
+	__atomic_add_fetch(&r->at_gate, 1, __ATOMIC_RELEASE);
+	wake_up(r->controller);
 	scn_sleep(r, 0, gate_open, 0, true);
 	if (!READ_ONCE(r->abort))
 		scn_sleep(r, r->t0 + t->start_ns, NULL, 0, true);
@@ -600,6 +610,23 @@ static bool start_tasks(struct scn_run *r)
 		r->ntasks++;
 	}
 	return true;
+}
+
+/*
+ * Every task is at the gate (or SCN_GATE_NS passed): give each deadline
+ * task a fresh budget and period from now on.  Its CBS began when it was
+ * created, and what it used on the way to the gate was charged there: a
+ * host that stopped the vCPU meanwhile (a busy machine) could leave it
+ * throttled, owing periods, at the start (lab2_dl_fair's dl then began
+ * 10 ms late and its owner was seen in the fair class).  sched_setattr()
+ * with the same parameters starts the server afresh.
+ */
+static void start_budgets(struct scn_run *r)
+{
+	scn_sleep(r, clock_ns() + SCN_GATE_NS, all_at_gate, 0, false);
+	for (int i = 0; i < r->ntasks; i++)
+		if (r->s->tasks[i].sched.attr.policy == SCHED_DEADLINE)
+			sched_setattr(r->tr[i].task, &r->s->tasks[i].sched.attr);
 }
 
 /* Open the gate (or tell them all to stop) and wake every task. */
@@ -758,6 +785,8 @@ int scenario_run(const struct scenario *s, int idx, struct scn_result *res)
 	if (!start_tasks(r)) {
 		r->errors++;
 		WRITE_ONCE(r->abort, 1);
+	} else {
+		start_budgets(r);
 	}
 	trace_reset();
 	r->t0 = clock_ns();

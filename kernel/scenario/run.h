@@ -46,6 +46,7 @@ struct scn_run {
 	struct task *controller;
 	bool quiet;			/* inside a ktest case: diagnostics */
 	int ntasks;			/* created */
+	int at_gate;			/* atomic: tasks that reached the gate */
 	struct ww_class wwclass;	/* of every wwmutex of the scenario */
 	struct mutex mx[SCN_MAX_MUTEXES];	/* the plain ones */
 	struct ww_mutex ww[SCN_MAX_MUTEXES];	/* bit m of s->ww set */
