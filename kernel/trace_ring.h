@@ -48,9 +48,9 @@
  * same lock (trace_cpu_start()).  So the writer never checks for a
  * reset: no load, compare and branch per event for a rare operation.
  *
- * The name table's entries have a seqcount (odd while written, under
- * trace_names_lock; a reader keeps a copy that saw the same even value
- * before and after).
+ * The name table's entries have a seqcount (odd while written, which is
+ * also the writers' lock: trace_task_named(); a reader keeps a copy that
+ * saw the same even value before and after).
  */
 #ifndef KERNEL_TRACE_RING_H
 #define KERNEL_TRACE_RING_H

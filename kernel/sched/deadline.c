@@ -657,7 +657,7 @@ int dl_admit(struct task *p, const struct sched_attr *attr)
 	/* An exiting task gave its bandwidth back (dl_task_dead, under this
 	 * lock) and never will again: what it were admitted now would stay
 	 * counted for good. */
-	if (p->dl.dl_dead) {
+	if (READ_ONCE(p->dl.dl_dead)) {
 		err = -ESRCH;
 	} else if (new_bw > old_bw &&
 		   dl_total_bw - old_bw + new_bw > dl_bw_cap(dl_bw_percent)) {
@@ -665,20 +665,41 @@ int dl_admit(struct task *p, const struct sched_attr *attr)
 		err = -EBUSY;
 	} else {
 		dl_total_bw = dl_total_bw - old_bw + new_bw;
-		p->dl.dl_bw = new_bw;
+		WRITE_ONCE(p->dl.dl_bw, new_bw);
+		/* Pairs with dl_task_dead()'s barrier: an exit that saw no
+		 * bandwidth (before this store) and skipped the lock is
+		 * seen here, and what was just admitted goes back. */
+		smp_mb();
+		if (READ_ONCE(p->dl.dl_dead)) {
+			dl_total_bw -= new_bw;
+			WRITE_ONCE(p->dl.dl_bw, 0);
+			err = -ESRCH;
+		}
 	}
 	spin_unlock(&dl_bw_lock, flags);
 	return err;
 }
 
+/*
+ * @p exits: its bandwidth goes back, and dl_admit() admits it no more.
+ * Most tasks never had any: they skip dl_bw_lock (about 100 instructions
+ * of every exit).  Store dl_dead, full barrier, load dl_bw, against
+ * dl_admit()'s store dl_bw, barrier, load dl_dead: one of the two sees
+ * the other's store, so a concurrent admission is either seen here (and
+ * given back under the lock) or undone there.
+ */
 void dl_task_dead(struct task *p)
 {
-	unsigned long flags = spin_lock(&dl_bw_lock);
+	unsigned long flags;
 
-	dl_total_bw -= p->dl.dl_bw;
-	p->dl.dl_bw = 0;
-	p->dl.dl_dead = true;
-	spin_unlock(&dl_bw_lock, flags);
+	WRITE_ONCE(p->dl.dl_dead, true);
+	smp_mb();
+	if (READ_ONCE(p->dl.dl_bw)) {
+		flags = spin_lock(&dl_bw_lock);
+		dl_total_bw -= p->dl.dl_bw;
+		WRITE_ONCE(p->dl.dl_bw, 0);
+		spin_unlock(&dl_bw_lock, flags);
+	}
 	/* A replenishment left over from a throttle (also one from before
 	 * a change to another class) must not fire on a freed task. */
 	if (p->dl.dl_timer.fn)
