@@ -65,6 +65,31 @@ static inline long this_cpu_preempt_count(void)
 }
 static inline int smp_processor_id(void) { return this_cpu()->id; }
 
+/* spin_lock_raw() and spin_unlock_raw() inline, for hot paths (rq->lock
+ * in __schedule); the checks and the contended wait are out of line
+ * (spinlock.c). */
+static inline void spin_lock_fast(spinlock_t *l)
+{
+	struct cpu *c = this_cpu();
+
+	c->preempt_count++;
+	if (__builtin_expect(__atomic_exchange_n(&l->locked, 1,
+						 __ATOMIC_ACQUIRE), 0))
+		__spin_lock_contended(l, c);
+	l->owner = c;
+}
+
+static inline void spin_unlock_fast(spinlock_t *l)
+{
+	struct cpu *c = this_cpu();
+
+	if (__builtin_expect(l->owner != c, 0))
+		__spin_unlock_bad(l, c);
+	l->owner = NULL;
+	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
+	c->preempt_count--;
+}
+
 /* Number of CPUs that have come online. */
 int cpus_online(void);
 

@@ -32,7 +32,13 @@ bool spin_trylock(spinlock_t *l, unsigned long *flags);
 /* True if this CPU holds @l. */
 bool spin_held(spinlock_t *l);
 
-/* Raw variants: caller already has interrupts disabled; no irq save. */
+/* Raw variants: caller already has interrupts disabled; no irq save.
+ * spin_lock_fast() and spin_unlock_fast() (cpu.h) are the same inline. */
 void spin_lock_raw(spinlock_t *l);
 void spin_unlock_raw(spinlock_t *l);
+
+/* The out-of-line halves of the fast paths (spinlock.c). */
+void __spin_lock_contended(spinlock_t *l, struct cpu *c);
+void __attribute__((noreturn, cold)) __spin_unlock_bad(spinlock_t *l,
+						      struct cpu *c);
 #endif

@@ -16,34 +16,45 @@ void spin_init(spinlock_t *l, const char *name)
 	l->name = name;
 }
 
-void spin_lock_raw(spinlock_t *l)
+/*
+ * The misuse checks cost nothing on the uncontended path: a recursive
+ * lock finds the lock busy, so it is looked for only then (the owner
+ * field is this CPU only while this CPU holds the lock); an unlock
+ * compares the owner once, and says what was wrong out of line.  The
+ * fast paths are spin_lock_fast() and spin_unlock_fast() in cpu.h
+ * (inline there, for the scheduler's hot paths).
+ */
+void __spin_lock_contended(spinlock_t *l, struct cpu *c)
 {
-	struct cpu *c = this_cpu();
-
-	if (READ_ONCE(l->owner) == c && READ_ONCE(l->locked))
-		panic("spinlock '%s': recursive lock on cpu%d", l->name, c->id);
-	c->preempt_count++;
-	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)) {
+	do {
+		if (READ_ONCE(l->owner) == c)
+			panic("spinlock '%s': recursive lock on cpu%d", l->name,
+			      c->id);
 		/* Spin on a plain load so the line stays shared. */
 		while (READ_ONCE(l->locked))
 			arch_cpu_relax();
-	}
-	l->owner = c;
+	} while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE));
+}
+
+void __spin_unlock_bad(spinlock_t *l, struct cpu *c)
+{
+	struct cpu *owner = READ_ONCE(l->owner);
+
+	if (!READ_ONCE(l->locked) || !owner)
+		panic("spinlock '%s': unlock of a lock that is not held (cpu%d)",
+		      l->name, c->id);
+	panic("spinlock '%s': unlock on cpu%d but held by cpu%d", l->name,
+	      c->id, owner->id);
+}
+
+void spin_lock_raw(spinlock_t *l)
+{
+	spin_lock_fast(l);
 }
 
 void spin_unlock_raw(spinlock_t *l)
 {
-	struct cpu *c = this_cpu();
-
-	if (!READ_ONCE(l->locked))
-		panic("spinlock '%s': unlock of a lock that is not held (cpu%d)",
-		      l->name, c->id);
-	if (l->owner != c)
-		panic("spinlock '%s': unlock on cpu%d but held by cpu%d",
-		      l->name, c->id, l->owner ? l->owner->id : -1);
-	l->owner = NULL;
-	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
-	c->preempt_count--;
+	spin_unlock_fast(l);
 }
 
 unsigned long spin_lock(spinlock_t *l)
