@@ -53,6 +53,11 @@
 #include "timer.h"
 
 #define SCHED_BASE_SLICE_NS (3 * NSEC_PER_MSEC)
+/* How far (virtual ns) min_vruntime, the base of the keys, may trail the
+ * running entity before update_curr_fair() moves it on.  Only the keys'
+ * size depends on it (V and eligibility do not): a millisecond keeps
+ * the products of vruntime_eligible() far from overflow. */
+#define MIN_VRUNTIME_SLACK_NS ((int64_t)NSEC_PER_MSEC)
 
 /*
  * Linux's table: nice -20..19; each step is ~10% of CPU time between two
@@ -265,10 +270,24 @@ static bool __replace_entity(struct cfs_rq *cfs, struct sched_entity *old,
 {
 	struct rb_node *o = &old->run_node, *n = &new->run_node;
 	struct rb_root_cached *tree = &cfs->tasks_timeline;
-	/* @old is usually the leftmost: the pick's first candidate. */
-	struct rb_node *before = tree->rb_leftmost == o ? NULL : rb_prev(o);
-	struct rb_node *after = rb_next(o), *parent = rb_parent(o);
+	struct rb_node *before, *after, *parent;
 
+	/* The only node (two runnable tasks: the commonest switch): any
+	 * order is right, no neighbour to look at, no subtree to update. */
+	if (tree->rb_root.rb_node == o && !o->rb_left && !o->rb_right) {
+		*n = *o;
+		tree->rb_root.rb_node = n;
+		tree->rb_leftmost = n;
+		RB_CLEAR_NODE(o);
+		avg_vruntime_sub(cfs, old);
+		avg_vruntime_add(cfs, new);
+		new->min_vruntime = new->vruntime;
+		return true;
+	}
+	/* @old is usually the leftmost: the pick's first candidate. */
+	before = tree->rb_leftmost == o ? NULL : rb_prev(o);
+	after = rb_next(o);
+	parent = rb_parent(o);
 	if ((before && entity_before(new, __node_2_se(before))) ||
 	    (after && !entity_before(new, __node_2_se(after))))
 		return false;
@@ -648,7 +667,10 @@ static void update_curr_fair(struct rq *rq, struct task *donor, uint64_t delta)
 	curr->vruntime += calc_delta_fair(delta, curr);
 	if (update_deadline(curr) && cfs->nr_running > 1)
 		resched_curr(rq);
-	update_min_vruntime(cfs);
+	/* The key base may trail by up to MIN_VRUNTIME_SLACK_NS: keys stay
+	 * small, and a switch does not pay for its upkeep each time. */
+	if ((int64_t)(curr->vruntime - cfs->min_vruntime) > MIN_VRUNTIME_SLACK_NS)
+		update_min_vruntime(cfs);
 }
 
 /* Tick (core charged the time first): switch when someone else is the
