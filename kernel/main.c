@@ -191,7 +191,7 @@ void kmain(struct boot_info *bi)
 	arch_mmu_init(bi);
 	sched_init();
 	timer_init_cpu();
-	cpus[0].online = true;
+	cpu_set_online(&cpus[0], true);
 	arch_irq_enable();
 	smp_boot(bi);
 	sched_init_smp();

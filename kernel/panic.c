@@ -54,7 +54,7 @@ void __panic(const char *file, int line, const char *fmt, ...)
 				console_putc_raw(*p);
 			arch_poweroff(1);
 		}
-		c->online = false;
+		cpu_set_online(c, false);
 		arch_halt();
 	}
 	printk("\n");

@@ -16,6 +16,18 @@
 struct cpu cpus[NR_CPUS];
 int ncpus = 1;
 
+uint64_t cpus_online_bits;
+
+void cpu_set_online(struct cpu *c, bool online)
+{
+	if (online)
+		__atomic_fetch_or(&cpus_online_bits, 1ULL << c->id, __ATOMIC_RELEASE);
+	else
+		__atomic_fetch_and(&cpus_online_bits, ~(1ULL << c->id),
+				   __ATOMIC_RELEASE);
+	smp_store_release(&c->online, online);
+}
+
 int cpus_online(void)
 {
 	int n = 0;
@@ -41,7 +53,7 @@ void ipi_interrupt(void)
 
 	c->nr_ipis++;
 	if (why & IPI_STOP) {
-		WRITE_ONCE(c->online, false);
+		cpu_set_online(c, false);
 		arch_halt();
 	}
 	if (why & IPI_CALL) {
@@ -103,7 +115,7 @@ int smp_call(int cpu, void (*fn)(void *), void *arg)
 void secondary_main(struct cpu *c)
 {
 	timer_init_cpu();
-	smp_store_release(&c->online, true);
+	cpu_set_online(c, true);
 	arch_irq_enable();
 	cpu_idle_loop();
 }

@@ -206,7 +206,7 @@ int thread_spawn(struct task **out, const char *name, void (*fn)(void *),
 	if (!opts)
 		opts = &none;
 	allowed = opts->affinity ? opts->affinity : ~0ULL;
-	online = allowed & cpus_online_mask();	/* a walk of cpus[] */
+	online = allowed & cpus_online_mask();
 	if (!fn || !online)
 		return -EINVAL;
 	t = task_alloc(name, fn, arg);

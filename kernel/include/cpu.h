@@ -93,6 +93,19 @@ static inline void spin_unlock_fast(spinlock_t *l)
 /* Number of CPUs that have come online. */
 int cpus_online(void);
 
+/* Bit i set: cpus[i] is online.  cpu_set_online() keeps it with
+ * cpus[i].online; one load instead of a walk of cpus[] (the wakeup and
+ * enqueue paths read it). */
+extern uint64_t cpus_online_bits;
+
+static inline uint64_t cpus_online_mask(void)
+{
+	return __atomic_load_n(&cpus_online_bits, __ATOMIC_ACQUIRE);
+}
+
+/* Mark this CPU online or offline (boot, a secondary's start, halt). */
+void cpu_set_online(struct cpu *c, bool online);
+
 /*
  * Run fn(arg) on CPU @cpu in interrupt context and wait until it has
  * run.  The caller halts while it waits (the target IPIs it back), so it

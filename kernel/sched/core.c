@@ -80,16 +80,6 @@ bool sched_class_above(const struct sched_class *a, const struct sched_class *b)
 	return false;
 }
 
-uint64_t cpus_online_mask(void)
-{
-	uint64_t online = 0;
-
-	for (int i = 0; i < ncpus; i++)
-		if (READ_ONCE(cpus[i].online))
-			online |= 1ULL << i;
-	return online;
-}
-
 uint64_t task_cpus_online(struct task *p)
 {
 	return p->cpus_allowed & cpus_online_mask();

@@ -119,7 +119,6 @@ void wakeup_preempt_rq(struct rq *rq, struct task *p);
 /* CPUs @p may run on that are online. */
 uint64_t task_cpus_online(struct task *p);
 /* Online CPUs. */
-uint64_t cpus_online_mask(void);
 
 /* ---- Exports of the class files to core.c ---------------------------- */
 
