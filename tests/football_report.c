@@ -74,12 +74,25 @@ static uint64_t throttles(struct game *g)
 	return n;
 }
 
-/* Is a CPU of the game told to pick again, and not done yet? */
+/*
+ * Is a CPU of the game told to pick again, and not done yet?  Or in the
+ * middle of a pick that moves a chain to its owner's CPU: its context
+ * was given to idle (proxy_donor_to_idle) while the task that was
+ * running is still its curr, and its rq->lock may be dropped for the
+ * move.  (Seen in a foul on a loaded host: "cpu4 fb-M7 for idle", with
+ * two CPUs idle a moment later.)
+ */
 static bool picking(struct game *g)
 {
-	for (int k = 0; k < g->n; k++)
-		if (READ_ONCE(cpus[g->cpu_ids[k]].need_resched))
+	for (int k = 0; k < g->n; k++) {
+		int c = g->cpu_ids[k];
+		struct rq *rq = cpu_rq(c);
+
+		if (READ_ONCE(cpus[c].need_resched) ||
+		    (READ_ONCE(rq->donor) == rq->idle &&
+		     READ_ONCE(rq->curr) != rq->idle))
 			return true;
+	}
 	return false;
 }
 
@@ -95,10 +108,11 @@ static bool picking(struct game *g)
  * high task read as waiting, then throttled, and the offence task that
  * its CPU then ran read as running, would be a foul nobody committed.
  * A look during which a high task was throttled does not count.  Nor
- * one while a CPU is told to pick again: the scheduler is acting (a
- * chain pushed to a CPU that must now preempt, seen with a host that
- * stopped that vCPU for 1.3 ms), and how long it may take is the
- * checker's to judge, by its ticks rule.
+ * one while a CPU is told to pick again or is moving a chain in its
+ * pick (picking()): the scheduler is acting (a chain pushed to a CPU
+ * that must now preempt, seen with a host that stopped that vCPU for
+ * 1.3 ms), and how long it may take is the checker's to judge, by its
+ * ticks rule.
  */
 bool fb_foul(struct game *g)
 {
