@@ -198,13 +198,19 @@ uint64_t task_exec_ns(struct task *p)
 	return ns;
 }
 
-void update_curr(struct rq *rq)
+/* Inlined into __schedule(); the classes call update_curr(). */
+static inline __attribute__((always_inline)) void __update_curr(struct rq *rq)
 {
 	uint64_t delta = update_curr_common(rq);
 	struct task *donor = rq->donor;
 
 	if (delta && donor->sched_class->update_curr)
 		donor->sched_class->update_curr(rq, donor, delta);
+}
+
+void update_curr(struct rq *rq)
+{
+	__update_curr(rq);
 }
 
 static void activate_task(struct rq *rq, struct task *p, int flags)
@@ -434,7 +440,7 @@ static void __schedule(int mode)
 
 	spin_lock_fast(&rq->lock);
 	update_rq_clock(rq);
-	update_curr(rq);
+	__update_curr(rq);
 	if (mode == SM_YIELD)
 		rq->donor->sched_class->yield_task(rq);
 	if (mode != SM_PREEMPT && prev->state != TASK_RUNNING) {

@@ -319,7 +319,8 @@ static bool __replace_entity(struct cfs_rq *cfs, struct sched_entity *old,
  * the tree, after equal deadlines (a tie goes to the queued one).
  * O(log n).
  */
-struct sched_entity *pick_eevdf(struct cfs_rq *cfs, bool protect)
+static inline __attribute__((always_inline)) struct sched_entity *
+__pick_eevdf(struct cfs_rq *cfs, bool protect)
 {
 	struct rb_node *node = cfs->tasks_timeline.rb_root.rb_node;
 	struct rb_node *first = rb_first_cached(&cfs->tasks_timeline);
@@ -366,6 +367,11 @@ found:
 	 * tree otherwise. */
 	BUG_ON(!best);
 	return best;
+}
+
+struct sched_entity *pick_eevdf(struct cfs_rq *cfs, bool protect)
+{
+	return __pick_eevdf(cfs, protect);
 }
 
 /* ---- Lag, placement, deadlines ---------------------------------------- */
@@ -457,7 +463,7 @@ static void sync_curr(struct rq *rq)
  * interrupt per request at most, where moving the timer on every switch
  * would cost a queue operation per switch.
  */
-static void hrtick_start(struct rq *rq)
+static inline void hrtick_start(struct rq *rq)
 {
 	struct sched_entity *se = rq->cfs.curr;
 	struct timer *t = &rq->cfs.hrtick;
@@ -642,7 +648,7 @@ struct task *fair_pick_next(struct rq *rq, struct task *prev)
 		cfs->full_pick = false;
 		return NULL;
 	}
-	se = pick_eevdf(cfs, false);
+	se = __pick_eevdf(cfs, false);
 	if (se != pse) {
 		if (!pse->on_rq) {
 			__dequeue_entity(cfs, se);
