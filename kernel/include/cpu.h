@@ -90,6 +90,24 @@ static inline void spin_unlock_fast(spinlock_t *l)
 	c->preempt_count--;
 }
 
+/* spin_lock() and spin_unlock() inline (the wakeup's p->pi_lock). */
+static inline unsigned long spin_lock_irqsave_fast(spinlock_t *l)
+{
+	unsigned long flags = arch_irq_save();
+
+	spin_lock_fast(l);
+	return flags;
+}
+
+static inline void spin_unlock_irqrestore_fast(spinlock_t *l,
+					       unsigned long flags)
+{
+	spin_unlock_fast(l);
+	arch_irq_restore(flags);
+	if (READ_ONCE(this_cpu()->need_resched))
+		preempt_check_resched();
+}
+
 /* Number of CPUs that have come online. */
 int cpus_online(void);
 

@@ -217,6 +217,9 @@ struct rq {
  */
 struct sched_class {
 	const char *name;
+	/* Its place in the order, higher first: sched_classes[] in core.c
+	 * is the order, and sched_init() checks that the ranks agree. */
+	int rank;
 	/* Optional.  Initialise this class's part of @rq (rq->cfs / rt /
 	 * dl), once per CPU at boot, before any task is queued.  No lock. */
 	void (*init_rq)(struct rq *rq);

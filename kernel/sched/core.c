@@ -67,24 +67,6 @@ struct task *current(void)
 	return t;
 }
 
-bool sched_class_above(const struct sched_class *a, const struct sched_class *b)
-{
-	const struct sched_class *c;
-
-	for_each_class(c) {
-		if (c == b)
-			return false;
-		if (c == a)
-			return true;
-	}
-	return false;
-}
-
-uint64_t task_cpus_online(struct task *p)
-{
-	return p->cpus_allowed & cpus_online_mask();
-}
-
 struct rq *task_rq_lock(struct task *p)
 {
 	for (;;) {
@@ -598,25 +580,23 @@ static int select_cpu(struct task *p, int flags)
 {
 	/* A donor lent to another CPU starts from the one it came from. */
 	int prev = p->wake_cpu >= 0 ? p->wake_cpu : p->cpu;
-	uint64_t allowed = p->cpus_allowed;
+	uint64_t where = task_cpus_online(p);
 	int cpu;
 
-	/* Pinned to one online CPU: every class may only choose inside the
-	 * affinity (checked below), so it would choose that one; skip its
-	 * lookups (cpupri, the other CPUs' donors).  A pinned task whose
-	 * CPU is offline takes the class's path and its check. */
-	if (allowed && !(allowed & (allowed - 1))) {
-		cpu = ctz64(allowed);
-		if (cpu < ncpus && READ_ONCE(cpus[cpu].online))
-			return cpu;
-	}
+	/* One online CPU allowed (pinned, or a lone CPU): every class may
+	 * only choose inside the affinity (checked below), so it would
+	 * choose that one; skip its lookups (cpupri, the other CPUs'
+	 * donors).  No online CPU allowed: the class's path, and its
+	 * check fails. */
+	if (where && !(where & (where - 1)))
+		return ctz64(where);
 	cpu = p->sched_class->select_task_rq(p, prev, flags);
 
 	/* A class may only choose inside the affinity; a bug otherwise. */
-	if (cpu < 0 || cpu >= ncpus || !((task_cpus_online(p) >> cpu) & 1))
+	if (cpu < 0 || cpu >= ncpus || !((where >> cpu) & 1))
 		panic("%s class chose cpu%d for %s (allowed %#llx)",
 		      p->sched_class->name, cpu, p->name,
-		      (unsigned long long)task_cpus_online(p));
+		      (unsigned long long)where);
 	return cpu;
 }
 
@@ -725,13 +705,13 @@ static bool try_to_wake_up(struct task *p, int cpu, bool keep_blocked)
  */
 static bool ttwu(struct task *p, int cpu, bool keep_blocked)
 {
-	unsigned long flags = spin_lock(&p->pi_lock);
+	unsigned long flags = spin_lock_irqsave_fast(&p->pi_lock);
 	bool woke = try_to_wake_up(p, cpu, keep_blocked);
 	bool donors = woke && !list_empty(&p->blocked_head);
 
 	if (donors)
 		__atomic_add_fetch(&p->proxy_pins, 1, __ATOMIC_ACQUIRE);
-	spin_unlock(&p->pi_lock, flags);
+	spin_unlock_irqrestore_fast(&p->pi_lock, flags);
 	if (donors) {
 		proxy_wake_donors(p);
 		__atomic_sub_fetch(&p->proxy_pins, 1, __ATOMIC_RELEASE);
@@ -925,6 +905,14 @@ void sched_init(void)
 	static struct task boot_task;	/* becomes cpu0's idle task */
 	struct cpu *c = this_cpu();
 
+	/* sched_class_above() compares ranks: they must follow the order
+	 * written in sched_classes[]. */
+	for (int i = 1; sched_classes[i]; i++)
+		if (sched_classes[i]->rank >= sched_classes[i - 1]->rank)
+			panic("sched: class %s ranks %d, not below %s's %d",
+			      sched_classes[i]->name, sched_classes[i]->rank,
+			      sched_classes[i - 1]->name,
+			      sched_classes[i - 1]->rank);
 	task_init_common(&boot_task, "idle/0");
 	boot_task.stack_slot = -1;		/* the arch's boot stack */
 	c->rq.curr = &boot_task;

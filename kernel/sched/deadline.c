@@ -761,6 +761,7 @@ void dl_set_params(struct task *p, const struct sched_attr *attr)
 
 const struct sched_class dl_sched_class = {
 	.name = "deadline",
+	.rank = 3,
 	.init_rq = init_rq_dl,				/* boot, no lock */
 	.enqueue_task = enqueue_task_dl,		/* rq->lock */
 	.dequeue_task = dequeue_task_dl,		/* rq->lock */

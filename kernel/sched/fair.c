@@ -745,6 +745,7 @@ bool fair_entity_eligible(struct rq *rq, const struct sched_entity *se)
 
 const struct sched_class fair_sched_class = {
 	.name = "fair",
+	.rank = 1,
 	.init_rq = init_rq_fair,			/* boot, no lock */
 	.enqueue_task = enqueue_task_fair,		/* rq->lock */
 	.dequeue_task = dequeue_task_fair,		/* rq->lock */

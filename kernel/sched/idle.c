@@ -37,6 +37,7 @@ static int select_task_rq_idle(struct task *p, int prev_cpu, int flags)
 
 const struct sched_class idle_sched_class = {
 	.name = "idle",
+	.rank = 0,
 	.enqueue_task = enqueue_task_idle,
 	.dequeue_task = dequeue_task_idle,
 	.yield_task = nop_rq,

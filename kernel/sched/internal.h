@@ -32,8 +32,12 @@ static inline bool task_on_cpu(struct rq *rq, struct task *p) { return rq->curr 
 extern const struct sched_class *const sched_classes[];
 #define for_each_class(c) \
 	for (const struct sched_class *const *__c = sched_classes; (c = *__c); __c++)
-/* True if class @a ranks above class @b. */
-bool sched_class_above(const struct sched_class *a, const struct sched_class *b);
+/* True if class @a ranks above class @b (sched_classes[]'s order). */
+static inline bool sched_class_above(const struct sched_class *a,
+				     const struct sched_class *b)
+{
+	return a->rank > b->rank;
+}
 /* The class a policy belongs to. */
 const struct sched_class *policy_class(int policy);
 /* setattr.c: @p's prio from its own policy and parameters (Linux scale:
@@ -117,8 +121,10 @@ void rq_queue_push(struct rq *rq, const struct sched_class *c);
 void wakeup_preempt_rq(struct rq *rq, struct task *p);
 
 /* CPUs @p may run on that are online. */
-uint64_t task_cpus_online(struct task *p);
-/* Online CPUs. */
+static inline uint64_t task_cpus_online(const struct task *p)
+{
+	return p->cpus_allowed & cpus_online_mask();
+}
 
 /* ---- Exports of the class files to core.c ---------------------------- */
 

@@ -749,6 +749,7 @@ void sched_rt_get_bandwidth(uint64_t *runtime_ns, uint64_t *period_ns)
 
 const struct sched_class rt_sched_class = {
 	.name = "rt",
+	.rank = 2,
 	.init_rq = init_rq_rt,			/* boot, no lock */
 	.enqueue_task = enqueue_task_rt,	/* rq->lock */
 	.dequeue_task = dequeue_task_rt,	/* rq->lock */

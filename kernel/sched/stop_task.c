@@ -86,6 +86,7 @@ static void nop_rq_task(struct rq *rq, struct task *p) { (void)rq; (void)p; }
 
 const struct sched_class stop_sched_class = {
 	.name = "stop",
+	.rank = 4,
 	.enqueue_task = enqueue_task_stop,
 	.dequeue_task = dequeue_task_stop,
 	.yield_task = nop_rq,
