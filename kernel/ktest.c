@@ -390,6 +390,22 @@ static enum case_result report(int idx, const char *name, enum case_result res,
 	return res;
 }
 
+/*
+ * Every case starts with a whole RT budget on every CPU: setting the
+ * bandwidth it has starts every CPU's period afresh (rt.c).  What the
+ * cases before used, and a loaded host's stalls charged to them (owed
+ * in later periods, as Linux owes an overrun), is not this case's to
+ * pay: RT throttling stepping aside in the middle of a case that does
+ * not test it made an RT donor lose to a fair task at 1 CPU.
+ */
+static void rt_budget_afresh(void)
+{
+	uint64_t runtime, period;
+
+	sched_rt_get_bandwidth(&runtime, &period);
+	sched_rt_set_bandwidth(runtime, period);
+}
+
 /* Start case @c's thread, tagged with r->id like every task it creates. */
 static struct task *start_case(const struct ktest_case *c, struct ktest_run *r)
 {
@@ -399,6 +415,7 @@ static struct task *start_case(const struct ktest_case *c, struct ktest_run *r)
 	r->t.tcase = c;
 	spin_init(&r->lock, "ktest-run");
 	r->runner = self;
+	rt_budget_afresh();
 	r->id = next_case_id++;
 	/* The case thread inherits the tag from us, so that it is tagged
 	 * even if it never gets to run before its timeout. */

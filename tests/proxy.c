@@ -558,6 +558,23 @@ static struct sleeper {
 	int donor_home, donor_cpu;
 } sl;
 
+/*
+ * An RT donor that does not run where a fair task waits may be the RT
+ * class stepping aside (throttled: sched_rt_set_bandwidth), which these
+ * single-CPU cases do not expect: say so next to a failure.
+ */
+static void note_rt_throttling(void)
+{
+	for (int c = 0; c < ncpus; c++) {
+		struct rq *rq = cpu_rq(c);
+
+		if (READ_ONCE(cpus[c].online) && READ_ONCE(rq->rt.throttled))
+			printk("    # cpu%d: RT throttled (%llu ms used in the "
+			       "period)\n", c, (unsigned long long)
+			       (READ_ONCE(rq->rt.rt_time_ns) / NSEC_PER_MSEC));
+	}
+}
+
 static void sleepy_owner(void *arg)
 {
 	(void)arg;
@@ -577,6 +594,8 @@ static void sleepy_owner(void *arg)
 	sl.sleeping = 0;
 	px_spin_exec(MS);
 	sl.owner_donor = current_donor();
+	if (sl.owner_donor != sl.donor)
+		note_rt_throttling();
 	mutex_unlock(&sl.m);
 }
 
@@ -657,6 +676,8 @@ static void handoff_owner(void *arg)
 	mutex_unlock(&ho.m);
 	ho.owner_after_unlock = mutex_owner(&ho.m);
 	preempt_enable();
+	if (ho.owner_after_unlock != ho.donor)
+		note_rt_throttling();
 }
 
 static void handoff_waiter(void *arg)

@@ -362,6 +362,15 @@ void sched_getattr(struct task *p, struct sched_attr *attr);
  */
 int sched_setaffinity(struct task *p, uint64_t mask);
 
+/* RT throttling, per CPU (rt.c): RT may use @runtime_ns of every
+ * @period_ns while lower-class tasks wait (default 950 ms / 1 s;
+ * runtime == period: never throttle); time used past the budget is owed
+ * by the next periods.  Setting it starts every CPU's period afresh,
+ * with nothing owed.  -EINVAL unless 0 < runtime <= period and
+ * 10 ms <= period <= 10 s.  Any context. */
+int sched_rt_set_bandwidth(uint64_t runtime_ns, uint64_t period_ns);
+void sched_rt_get_bandwidth(uint64_t *runtime_ns, uint64_t *period_ns);
+
 /*
  * Run fn(arg) on @cpu in its stopper (stop class: nothing else runs
  * there meanwhile) and wait for it; returns fn's result, -EINVAL for an

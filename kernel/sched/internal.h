@@ -181,12 +181,6 @@ void rt_dl_changed(struct rq *rq);
  * above 10 s.  Any context. */
 int sched_rr_set_slice(uint64_t ns);
 uint64_t sched_rr_get_slice(void);
-/* rt.c: RT throttling, per CPU: RT may use @runtime_ns of every
- * @period_ns while lower-class tasks wait (default 950 ms / 1 s;
- * runtime == period: never throttle).  -EINVAL unless
- * 0 < runtime <= period and 10 ms <= period <= 10 s.  Any context. */
-int sched_rt_set_bandwidth(uint64_t runtime_ns, uint64_t period_ns);
-void sched_rt_get_bandwidth(uint64_t *runtime_ns, uint64_t *period_ns);
 /* deadline.c: check and account @attr's bandwidth for @p (0 or -EBUSY;
  * also releases p's old bandwidth when it leaves SCHED_DEADLINE), and copy
  * the parameters into p->dl. */
