@@ -36,6 +36,7 @@
  *
  * Suites registered with KTEST_SUITE_EXPLICIT() are left out of "all".
  */
+#include "cpu.h"
 #include "ktest.h"
 #include "mutex.h"
 #include "mm.h"

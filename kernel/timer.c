@@ -94,7 +94,7 @@ void timer_arm(struct timer *t, uint64_t deadline_ns)
 	dequeue(t);
 	flags = arch_irq_save();
 	q = &queues[this_cpu()->id];
-	spin_lock_fast(&q->lock);
+	spin_lock_raw(&q->lock);
 	t->deadline_ns = deadline_ns;
 	list_for_each(pos, &q->timers)
 		if (list_entry(pos, struct timer, node)->deadline_ns > deadline_ns)
@@ -108,7 +108,7 @@ void timer_arm(struct timer *t, uint64_t deadline_ns)
 	 * deferral would be lost. */
 	if (q->timers.next == &t->node && !q->running)
 		reprogram(q);
-	spin_unlock_fast(&q->lock);
+	spin_unlock_raw(&q->lock);
 	arch_irq_restore(flags);
 }
 
@@ -174,7 +174,7 @@ void timer_interrupt(void)
 	int n = 0;
 
 	c->nr_timer_irqs++;
-	spin_lock_fast(&q->lock);
+	spin_lock_raw(&q->lock);
 again:
 	while (n < TIMER_MAX_PER_IRQ && (t = next_due(q, due, ran, n))) {
 		ran[n++] = t;
@@ -183,9 +183,9 @@ again:
 		/* Whoever sees cpu == -1 (acquire) also sees running == t,
 		 * so timer_cancel() cannot miss a callback about to run. */
 		smp_store_release(&t->cpu, -1);
-		spin_unlock_fast(&q->lock);
+		spin_unlock_raw(&q->lock);
 		t->fn(t);
-		spin_lock_fast(&q->lock);
+		spin_lock_raw(&q->lock);
 		WRITE_ONCE(q->running, NULL);
 	}
 	now = arch_clock_ns();
@@ -209,7 +209,7 @@ again:
 	} else {
 		reprogram(q);
 	}
-	spin_unlock_fast(&q->lock);
+	spin_unlock_raw(&q->lock);
 }
 
 static void tick_fn(struct timer *t)

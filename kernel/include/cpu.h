@@ -65,10 +65,16 @@ static inline long this_cpu_preempt_count(void)
 }
 static inline int smp_processor_id(void) { return this_cpu()->id; }
 
-/* spin_lock_raw() and spin_unlock_raw() inline, for hot paths (rq->lock
- * in __schedule); the checks and the contended wait are out of line
- * (spinlock.c). */
-static inline void spin_lock_fast(spinlock_t *l)
+/*
+ * Spinlocks (spinlock.h), inline: an uncontended pair is a few
+ * instructions on every path that takes one (rq->lock in __schedule,
+ * p->pi_lock in a wakeup, a mutex's wait_lock).  The checks and the
+ * contended wait are out of line (spinlock.c).
+ *
+ * spin_lock_raw(): interrupts are already off (the caller masked them or
+ * holds another spinlock).
+ */
+static inline void spin_lock_raw(spinlock_t *l)
 {
 	struct cpu *c = this_cpu();
 
@@ -79,7 +85,7 @@ static inline void spin_lock_fast(spinlock_t *l)
 	l->owner = c;
 }
 
-static inline void spin_unlock_fast(spinlock_t *l)
+static inline void spin_unlock_raw(spinlock_t *l)
 {
 	struct cpu *c = this_cpu();
 
@@ -90,20 +96,21 @@ static inline void spin_unlock_fast(spinlock_t *l)
 	c->preempt_count--;
 }
 
-/* spin_lock() and spin_unlock() inline (the wakeup's p->pi_lock). */
-static inline unsigned long spin_lock_irqsave_fast(spinlock_t *l)
+/* Masks interrupts first; returns their state for spin_unlock(). */
+static inline unsigned long spin_lock(spinlock_t *l)
 {
 	unsigned long flags = arch_irq_save();
 
-	spin_lock_fast(l);
+	spin_lock_raw(l);
 	return flags;
 }
 
-static inline void spin_unlock_irqrestore_fast(spinlock_t *l,
-					       unsigned long flags)
+static inline void spin_unlock(spinlock_t *l, unsigned long flags)
 {
-	spin_unlock_fast(l);
+	spin_unlock_raw(l);
 	arch_irq_restore(flags);
+	/* Linux's preempt_enable(): a wake_up() under the lock may have
+	 * made someone more important runnable here. */
 	if (READ_ONCE(this_cpu()->need_resched))
 		preempt_check_resched();
 }

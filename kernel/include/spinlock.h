@@ -7,6 +7,11 @@
  * taking a lock this CPU already holds (recursion) and releasing a lock
  * this CPU does not hold (wrong CPU / not held) panic with the lock's
  * name.  Holding a spinlock also disables preemption.
+ *
+ * The lock and unlock operations are inline, in cpu.h (they raise this
+ * CPU's preempt count, which lives in struct cpu): include "cpu.h" to use
+ * them.  Their checks and the contended wait are out of line, here and in
+ * spinlock.c, so an uncontended lock and unlock is a few instructions.
  */
 #ifndef SPINLOCK_H
 #define SPINLOCK_H
@@ -24,20 +29,13 @@ typedef struct spinlock {
 
 void spin_init(spinlock_t *l, const char *name);
 
-/* Returns the saved interrupt state to hand back to spin_unlock(). */
-unsigned long spin_lock(spinlock_t *l);
-void spin_unlock(spinlock_t *l, unsigned long flags);
 /* Returns true and fills *flags if the lock was free. */
 bool spin_trylock(spinlock_t *l, unsigned long *flags);
 /* True if this CPU holds @l. */
 bool spin_held(spinlock_t *l);
 
-/* Raw variants: caller already has interrupts disabled; no irq save.
- * spin_lock_fast() and spin_unlock_fast() (cpu.h) are the same inline. */
-void spin_lock_raw(spinlock_t *l);
-void spin_unlock_raw(spinlock_t *l);
-
-/* The out-of-line halves of the fast paths (spinlock.c). */
+/* The out-of-line halves of cpu.h's spin_lock_raw() and
+ * spin_unlock_raw() (spinlock.c). */
 void __spin_lock_contended(spinlock_t *l, struct cpu *c);
 void __attribute__((noreturn, cold)) __spin_unlock_bad(spinlock_t *l,
 						      struct cpu *c);

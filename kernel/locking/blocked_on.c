@@ -4,6 +4,7 @@
  * scheduler (kernel/sched/proxy.c).  What the link means, its values and
  * its lock: kernel/include/mutex.h.
  */
+#include "cpu.h"
 #include "mutex.h"
 #include "sched.h"
 

@@ -27,6 +27,7 @@
  * while a walk holds pi_walk_lock, none of the tasks it reaches can get
  * past the mutex code, let alone exit.
  */
+#include "cpu.h"
 #include "mutex_pi.h"
 #include "sched.h"
 

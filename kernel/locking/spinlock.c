@@ -21,8 +21,8 @@ void spin_init(spinlock_t *l, const char *name)
  * lock finds the lock busy, so it is looked for only then (the owner
  * field is this CPU only while this CPU holds the lock); an unlock
  * compares the owner once, and says what was wrong out of line.  The
- * fast paths are spin_lock_fast() and spin_unlock_fast() in cpu.h
- * (inline there, for the scheduler's hot paths).
+ * fast paths, spin_lock() and spin_unlock() and their _raw forms, are
+ * inline in cpu.h.
  */
 void __spin_lock_contended(spinlock_t *l, struct cpu *c)
 {
@@ -45,34 +45,6 @@ void __spin_unlock_bad(spinlock_t *l, struct cpu *c)
 		      l->name, c->id);
 	panic("spinlock '%s': unlock on cpu%d but held by cpu%d", l->name,
 	      c->id, owner->id);
-}
-
-void spin_lock_raw(spinlock_t *l)
-{
-	spin_lock_fast(l);
-}
-
-void spin_unlock_raw(spinlock_t *l)
-{
-	spin_unlock_fast(l);
-}
-
-unsigned long spin_lock(spinlock_t *l)
-{
-	unsigned long flags = arch_irq_save();
-
-	spin_lock_raw(l);
-	return flags;
-}
-
-void spin_unlock(spinlock_t *l, unsigned long flags)
-{
-	spin_unlock_raw(l);
-	arch_irq_restore(flags);
-	/* Linux's preempt_enable(): a wake_up() under the lock may have
-	 * made someone more important runnable here. */
-	if (READ_ONCE(this_cpu()->need_resched))
-		preempt_check_resched();
 }
 
 bool spin_trylock(spinlock_t *l, unsigned long *flags)

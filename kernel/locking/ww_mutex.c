@@ -24,6 +24,7 @@
  * walk that runs before it is back, while the task that wounded it waits
  * on a lock it holds.
  */
+#include "cpu.h"
 #include "ww_mutex.h"
 #include "sched.h"
 

@@ -18,6 +18,7 @@
 #include "mm.h"
 #include "list.h"
 #include "spinlock.h"
+#include "cpu.h"		/* spin_lock() */
 #include "string.h"
 
 #define MAGIC_ALLOC 0xa110c8edU

@@ -15,6 +15,7 @@
 #include "boot.h"
 #include "list.h"
 #include "spinlock.h"
+#include "cpu.h"		/* spin_lock() */
 #include "string.h"
 
 #define MAX_ORDER 10			/* 4 MiB blocks */

@@ -12,6 +12,7 @@
 #include "kernel.h"
 #include "mm.h"
 #include "spinlock.h"
+#include "cpu.h"		/* spin_lock() */
 #include "stack_layout.h"
 #include "string.h"
 

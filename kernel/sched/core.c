@@ -72,31 +72,31 @@ struct rq *task_rq_lock(struct task *p)
 	for (;;) {
 		struct rq *rq = cpu_rq(READ_ONCE(p->cpu));
 
-		spin_lock_fast(&rq->lock);
+		spin_lock_raw(&rq->lock);
 		if (rq == cpu_rq(READ_ONCE(p->cpu)))
 			return rq;
-		spin_unlock_fast(&rq->lock);
+		spin_unlock_raw(&rq->lock);
 	}
 }
 
 void double_rq_lock(struct rq *a, struct rq *b)
 {
 	if (a == b) {
-		spin_lock_fast(&a->lock);
+		spin_lock_raw(&a->lock);
 	} else if (cpu_of(a) < cpu_of(b)) {
-		spin_lock_fast(&a->lock);
-		spin_lock_fast(&b->lock);
+		spin_lock_raw(&a->lock);
+		spin_lock_raw(&b->lock);
 	} else {
-		spin_lock_fast(&b->lock);
-		spin_lock_fast(&a->lock);
+		spin_lock_raw(&b->lock);
+		spin_lock_raw(&a->lock);
 	}
 }
 
 void double_rq_unlock(struct rq *a, struct rq *b)
 {
-	spin_unlock_fast(&a->lock);
+	spin_unlock_raw(&a->lock);
 	if (a != b)
-		spin_unlock_fast(&b->lock);
+		spin_unlock_raw(&b->lock);
 }
 
 bool double_lock_balance(struct rq *this_rq, struct rq *busiest)
@@ -110,10 +110,10 @@ bool double_lock_balance(struct rq *this_rq, struct rq *busiest)
 		return false;
 	}
 	if (cpu_of(busiest) > cpu_of(this_rq)) {
-		spin_lock_fast(&busiest->lock);
+		spin_lock_raw(&busiest->lock);
 		return false;
 	}
-	spin_unlock_fast(&this_rq->lock);
+	spin_unlock_raw(&this_rq->lock);
 	double_rq_lock(this_rq, busiest);
 	return true;
 }
@@ -121,7 +121,7 @@ bool double_lock_balance(struct rq *this_rq, struct rq *busiest)
 void double_unlock_balance(struct rq *this_rq, struct rq *busiest)
 {
 	(void)this_rq;
-	spin_unlock_fast(&busiest->lock);
+	spin_unlock_raw(&busiest->lock);
 }
 
 void resched_curr(struct rq *rq)
@@ -175,7 +175,7 @@ uint64_t task_exec_ns(struct task *p)
 
 	if (task_on_cpu(rq, p) && now > p->exec_start_ns)
 		ns += now - p->exec_start_ns;
-	spin_unlock_fast(&rq->lock);
+	spin_unlock_raw(&rq->lock);
 	arch_irq_restore(flags);
 	return ns;
 }
@@ -376,7 +376,7 @@ static inline __attribute__((always_inline)) void __finish_task_switch(void)
 	smp_store_release(&prev->on_cpu, 0);
 	if (__builtin_expect(rq->push_pending != 0, 0))
 		run_pending_pushes(rq);
-	spin_unlock_fast(&rq->lock);
+	spin_unlock_raw(&rq->lock);
 	if (reap)
 		task_free(prev);
 }
@@ -420,7 +420,7 @@ static void __schedule(int mode)
 	struct rq *rq = &c->rq;
 	struct task *prev = rq->curr, *prev_donor, *donor, *next;
 
-	spin_lock_fast(&rq->lock);
+	spin_lock_raw(&rq->lock);
 	update_rq_clock(rq);
 	__update_curr(rq);
 	if (mode == SM_YIELD)
@@ -465,7 +465,7 @@ static void __schedule(int mode)
 	if (next == prev) {
 		if (__builtin_expect(rq->push_pending != 0, 0))
 			run_pending_pushes(rq);
-		spin_unlock_fast(&rq->lock);
+		spin_unlock_raw(&rq->lock);
 		return;
 	}
 	rq->curr = next;
@@ -527,12 +527,12 @@ static void ttwu_set_running(struct task *p)
 	struct rq *me = this_rq();
 	bool waiter;
 
-	spin_lock_fast(&p->blocked_lock);
+	spin_lock_raw(&p->blocked_lock);
 	waiter = p->blocked_on != NULL;
 	if (waiter && p->blocked_on != PROXY_WAKING)
 		WRITE_ONCE(p->blocked_on, PROXY_WAKING);
 	WRITE_ONCE(p->state, TASK_RUNNING);
-	spin_unlock_fast(&p->blocked_lock);
+	spin_unlock_raw(&p->blocked_lock);
 	trace_wakeup(p, p->cpu);
 	if (!waiter)
 		return;
@@ -659,10 +659,10 @@ static bool try_to_wake_up(struct task *p, int cpu, bool keep_blocked)
 				 !READ_ONCE(rq->cpu->need_resched) &&
 				 p->sched_class->task_woken)
 				p->sched_class->task_woken(rq, p);
-			spin_unlock_fast(&rq->lock);
+			spin_unlock_raw(&rq->lock);
 			return true;
 		}
-		spin_unlock_fast(&rq->lock);
+		spin_unlock_raw(&rq->lock);
 	}
 	/* A donor parked on another owner meanwhile (this wakeup is a stale
 	 * one from a drain): that owner's wakeup brings it back. */
@@ -684,7 +684,7 @@ static bool try_to_wake_up(struct task *p, int cpu, bool keep_blocked)
 	if (!keep_blocked)
 		p->wake_cpu = -1;	/* back where it may run */
 	rq = cpu_rq(cpu);
-	spin_lock_fast(&rq->lock);
+	spin_lock_raw(&rq->lock);
 	if (p->cpu != cpu) {
 		p->nr_migrations++;
 		trace_migrate(p, p->cpu, cpu, keep_blocked ? TRACE_MIG_CHAIN :
@@ -692,7 +692,7 @@ static bool try_to_wake_up(struct task *p, int cpu, bool keep_blocked)
 	}
 	WRITE_ONCE(p->cpu, cpu);
 	ttwu_activate(rq, p, ENQUEUE_WAKEUP, keep_blocked);
-	spin_unlock_fast(&rq->lock);
+	spin_unlock_raw(&rq->lock);
 	return true;
 }
 
@@ -705,13 +705,13 @@ static bool try_to_wake_up(struct task *p, int cpu, bool keep_blocked)
  */
 static bool ttwu(struct task *p, int cpu, bool keep_blocked)
 {
-	unsigned long flags = spin_lock_irqsave_fast(&p->pi_lock);
+	unsigned long flags = spin_lock(&p->pi_lock);
 	bool woke = try_to_wake_up(p, cpu, keep_blocked);
 	bool donors = woke && !list_empty(&p->blocked_head);
 
 	if (donors)
 		__atomic_add_fetch(&p->proxy_pins, 1, __ATOMIC_ACQUIRE);
-	spin_unlock_irqrestore_fast(&p->pi_lock, flags);
+	spin_unlock(&p->pi_lock, flags);
 	if (donors) {
 		proxy_wake_donors(p);
 		__atomic_sub_fetch(&p->proxy_pins, 1, __ATOMIC_RELEASE);
@@ -735,10 +735,10 @@ void wake_up_new_task(struct task *p)
 	int cpu = select_cpu(p, ENQUEUE_NEW);
 	struct rq *rq = cpu_rq(cpu);
 
-	spin_lock_fast(&rq->lock);
+	spin_lock_raw(&rq->lock);
 	p->cpu = cpu;
 	ttwu_activate(rq, p, ENQUEUE_NEW, false);
-	spin_unlock_fast(&rq->lock);
+	spin_unlock_raw(&rq->lock);
 	spin_unlock(&p->pi_lock, flags);
 }
 
@@ -839,7 +839,7 @@ void scheduler_tick(void)
 	struct rq *rq = this_rq();
 	const struct sched_class *c;
 
-	spin_lock_fast(&rq->lock);
+	spin_lock_raw(&rq->lock);
 	update_rq_clock(rq);
 	update_curr(rq);
 	/* A tick that interrupted preemptible code: the CPU reschedules on
@@ -854,7 +854,7 @@ void scheduler_tick(void)
 		if (c->queue_push)
 			c->queue_push(rq);
 	run_pending_pushes(rq);
-	spin_unlock_fast(&rq->lock);
+	spin_unlock_raw(&rq->lock);
 	fair_trigger_load_balance(rq);
 }
 
