@@ -45,6 +45,25 @@ static void log_stall(uint64_t start, uint64_t end)
 	}
 }
 
+/* The stall log in one line: a deadline task charged for a stall of
+ * seconds owes periods for several times as long (CBS throttles it until
+ * the debt is paid), so the longest says whether a late job, or a case
+ * past its timeout, was the host's doing. */
+static void print_stalls(void)
+{
+	uint64_t longest = 0, at = 0;
+	int n = MIN(nr_stalls, MAX_STALLS);
+
+	for (int i = 0; i < n; i++)
+		if (stalls[i].end - stalls[i].start > longest) {
+			longest = stalls[i].end - stalls[i].start;
+			at = stalls[i].start;
+		}
+	printk("# %d host stalls logged, the longest %llu us (at %llu ms)\n",
+	       nr_stalls, (unsigned long long)(longest / US),
+	       (unsigned long long)(at / MS));
+}
+
 /* Did a stall overlap [from, to]?  All logged stalls, after the run. */
 static bool stalled_during(uint64_t from, uint64_t to)
 {
@@ -221,7 +240,7 @@ static void report_periodic(struct ktest *t, struct periodic *pd, int n)
 	int failed = 0, unexcused = 0, jobs = 0;
 	uint64_t throttled = 0;
 
-	printk("# %d host stalls logged\n", nr_stalls);
+	print_stalls();
 	for (int i = 0; i < n; i++) {
 		int bad = unexcused_failures(&pd[i]);
 
@@ -356,7 +375,7 @@ static void dl_overrun_is_throttled(struct ktest *t)
 	 * in over 1% of the periodic task's 500 periods in the window) a
 	 * share out of range says nothing about the scheduler. */
 	if (!(share >= 150 && share <= 260 && throttled >= 10) && host_noisy(500)) {
-		printk("# %d host stalls logged\n", nr_stalls);
+		print_stalls();
 		KSKIP(t, HOST_NOISY_REASON);
 	}
 	KEXPECT(t, share >= 150 && share <= 260);
@@ -713,8 +732,10 @@ static int gedf_sample(void *arg)
  * 0-3 of 30 on a quiet host, 7 once on a 2-core CI host running two
  * guests (the case took twice its usual time).  Up to 1 in 3 passes.
  * Without push the hogs starve this thread and the case times out.  A
- * host so busy that fewer than 10 samples fit in SMP_SAMPLING_NS, none
- * of them bad, gives no verdict (SKIP).
+ * host so busy that fewer than 10 samples fit in SMP_SAMPLING_NS gives
+ * no verdict (SKIP) unless over 1 in 3 of those few were bad (a run on a
+ * 2-core host running two whole test suites at once got 8 samples, one
+ * bad: within the bound, too few to judge).
  */
 static void dl_global_edf_smp(struct ktest *t)
 {
@@ -751,8 +772,9 @@ static void dl_global_edf_smp(struct ktest *t)
 	       "one waits, %d with a waiting task earlier than a running one)\n",
 	       samples, g.bad, g.idle_while_waiting, g.inverted);
 	KEXPECT_EQ(t, g.nhogs, n + 1);
-	/* A few samples, none bad: stop_machine() was slow, not EDF wrong. */
-	if (!t->failures && samples < SMP_SAMPLES / 3 && !g.bad)
+	/* A few samples, within the bound: stop_machine() was slow, and what
+	 * it saw says nothing either way. */
+	if (!t->failures && samples < SMP_SAMPLES / 3 && g.bad <= samples / 3)
 		KSKIP(t, "host too busy: stop_machine took too long for 10 samples");
 	KEXPECT(t, samples >= SMP_SAMPLES / 3);
 	KEXPECT(t, g.bad <= samples / 3);
