@@ -76,7 +76,8 @@ static uint64_t throttles(struct game *g)
 
 /*
  * Is a CPU of the game told to pick again, and not done yet?  Or in the
- * middle of a pick that moves a chain to its owner's CPU: its context
+ * middle of a pull or push that let go of its rq->lock (lock_dropped)?
+ * Or in the middle of a pick that moves a chain to its owner's CPU: its context
  * was given to idle (proxy_donor_to_idle) while the task that was
  * running is still its curr, and its rq->lock may be dropped for the
  * move.  (Seen in a foul on a loaded host: "cpu4 fb-M7 for idle", with
@@ -89,6 +90,7 @@ static bool picking(struct game *g)
 		struct rq *rq = cpu_rq(c);
 
 		if (READ_ONCE(cpus[c].need_resched) ||
+		    READ_ONCE(rq->lock_dropped) ||
 		    (READ_ONCE(rq->donor) == rq->idle &&
 		     READ_ONCE(rq->curr) != rq->idle))
 			return true;

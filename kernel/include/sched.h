@@ -193,6 +193,12 @@ struct rq {
 					   sched_classes[]; rq_queue_push) */
 	uint64_t clock_ns;		/* updated by update_rq_clock() */
 	bool clock_stale;		/* lock waited for since (core.c) */
+	bool lock_dropped;		/* double_lock_balance() let go of
+					   this lock to retake it in CPU-id
+					   order: whoever takes it meanwhile
+					   sees curr and the queues in the
+					   middle of a pull, push or chain
+					   move (a pick may be deciding) */
 	uint64_t nr_switches;
 	uint64_t nr_picks;		/* __schedule() passes, switching or
 					   not (sched_verify's report) */

@@ -113,8 +113,10 @@ bool double_lock_balance(struct rq *this_rq, struct rq *busiest)
 		spin_lock_raw(&busiest->lock);
 		return false;
 	}
+	this_rq->lock_dropped = true;
 	spin_unlock_raw(&this_rq->lock);
 	double_rq_lock(this_rq, busiest);
+	this_rq->lock_dropped = false;
 	return true;
 }
 
