@@ -386,12 +386,13 @@ int __mutex_lock_slowpath(struct mutex *m, uint64_t timeout_ns,
 	bool inherit = mode == LOCKING_INHERIT;
 	struct mutex_waiter w = { .task = curr, .lock = m, .ww_ctx = ww_ctx };
 	struct mutex_timeout to = { .w = &w };
-	struct wake_q q = WAKE_Q_INIT;
+	struct wake_q q;
 	uint64_t deadline = timeout_ns ? clock_ns() + timeout_ns : 0;
 	bool woken = false, walked = false, spun = false;
 	unsigned long flags;
 	int ret = 0;
 
+	wake_q_init(&q);
 	mutex_check_lock_context(m, curr);
 	if (!ww_ctx && mutex_optimistic_spin(m, curr, false,
 					     inherit && pi_task_ranked(curr))) {
@@ -622,10 +623,11 @@ static void __mutex_unlock_slowpath(struct mutex *m, struct task *curr)
 	bool pi = mode == LOCKING_INHERIT || READ_ONCE(curr->pi_donor);
 	struct mutex_waiter *next;
 	struct task *heir = NULL;
-	struct wake_q q = WAKE_Q_INIT;
+	struct wake_q q;
 	unsigned long flags, pi_flags = 0, owner, new;
 	bool handoff;
 
+	wake_q_init(&q);
 	if (in_interrupt())
 		mutex_misuse(m, curr, "unlock from interrupt context");
 	/* Inherit: pi_walk_lock around the release and our re-walk, so no

@@ -118,9 +118,10 @@ void ww_mutex_lock_slow(struct ww_mutex *m, struct ww_acquire_ctx *ctx)
 
 bool ww_mutex_trylock(struct ww_mutex *m, struct ww_acquire_ctx *ctx)
 {
-	struct wake_q q = WAKE_Q_INIT;
+	struct wake_q q;
 	unsigned long flags;
 
+	wake_q_init(&q);
 	if (ctx)
 		ww_check_ctx(m, ctx);
 	if (!mutex_trylock(&m->base))
