@@ -43,6 +43,12 @@ struct cfs_rq {
 	struct rb_root_cached tasks_timeline;
 	struct sched_entity *curr;	/* the running fair entity, or NULL;
 					   not in the tree while it runs */
+	bool curr_parked;		/* curr is not running: a higher
+					   class's task took the CPU from it
+					   (put_prev_task_fair).  It stays out
+					   of the tree, and competes as curr,
+					   until a fair pick takes it back or
+					   something needs it in the tree */
 	struct timer hrtick;		/* ends the running request on time
 					   (armed on this rq's CPU only) */
 	unsigned balance_ticks;		/* ticks to the next periodic balance

@@ -45,9 +45,15 @@
  * 4 ms tick alone would stretch 3 ms requests into 4-7 ms turns.
  *
  * Locking: every op runs with its rq->lock held and interrupts off; the
- * running task is taken out of the tree by set_next_task and put back by
- * put_prev_task, as in Linux (both at once in fair_pick_next, the fast
- * path of a switch between fair tasks).
+ * running task is taken out of the tree by set_next_task, as in Linux.
+ * Unlike Linux, put_prev_task does not put it back: it stays curr,
+ * "parked" (cfs->curr_parked), and competes in the pick as curr.  When a
+ * higher class's task preempts a fair one and then sleeps, as an RT
+ * task woken by a timer does, the same fair task usually runs next and
+ * its tree insertion and removal are saved (about 100 instructions on an
+ * RT wakeup).  Whoever needs it in the tree puts it there (fair_unpark():
+ * set_next_task for another entity, the load balancer).  A switch
+ * between fair tasks does both at once (fair_pick_next).
  */
 #include "fair_internal.h"
 #include "timer.h"
@@ -448,7 +454,7 @@ static bool update_deadline(struct sched_entity *se)
  * through core's one accounting path, which calls update_curr_fair. */
 static void sync_curr(struct rq *rq)
 {
-	if (rq->cfs.curr)
+	if (rq->cfs.curr && !rq->cfs.curr_parked)
 		update_curr(rq);
 }
 
@@ -461,7 +467,8 @@ static void sync_curr(struct rq *rq)
  * someone to switch to.  It is never cancelled and only moved earlier: a
  * stale expiry just re-checks and re-arms (hrtick_fn), which costs one
  * interrupt per request at most, where moving the timer on every switch
- * would cost a queue operation per switch.
+ * would cost a queue operation per switch.  For a curr that runs (not
+ * parked: callers check).
  */
 static inline void hrtick_start(struct rq *rq)
 {
@@ -472,6 +479,7 @@ static inline void hrtick_start(struct rq *rq)
 
 	if (!se || rq->cfs.nr_running < 2 || rq != this_rq())
 		return;
+	DEBUG_ASSERT(!rq->cfs.curr_parked);	/* callers: curr runs */
 	vleft = (int64_t)(se->deadline - se->vruntime);
 	if (vleft < 0)
 		vleft = 0;
@@ -492,7 +500,8 @@ static void hrtick_fn(struct timer *t)
 	spin_lock_raw(&rq->lock);
 	update_rq_clock(rq);
 	update_curr(rq);	/* renews the deadline, reschedules */
-	if (rq->cfs.curr && !READ_ONCE(rq->cpu->need_resched)) {
+	if (rq->cfs.curr && !rq->cfs.curr_parked &&
+	    !READ_ONCE(rq->cpu->need_resched)) {
 		task_tick_fair(rq, task_of(rq->cfs.curr));
 		if (!READ_ONCE(rq->cpu->need_resched))
 			hrtick_start(rq);
@@ -527,7 +536,7 @@ static void enqueue_task_fair(struct rq *rq, struct task *p, int flags)
 	cfs->nr_running++;
 	update_min_vruntime(cfs);
 	add_nr_running(rq, 1);
-	if (cfs->nr_running == 2)
+	if (cfs->nr_running == 2 && !cfs->curr_parked)
 		hrtick_start(rq);	/* now there is someone to switch to */
 }
 
@@ -544,8 +553,13 @@ static void dequeue_task_fair(struct rq *rq, struct task *p, int flags)
 		se->deadline -= se->vruntime;
 		se->rel_deadline = true;
 	}
-	if (cfs->curr != se)
+	if (cfs->curr != se) {
 		__dequeue_entity(cfs, se);
+	} else if (cfs->curr_parked) {
+		/* Not running: no put_prev_task will come for it. */
+		cfs->curr = NULL;
+		cfs->curr_parked = false;
+	}
 	se->on_rq = false;
 	cfs->load -= se->weight;
 	cfs->nr_running--;
@@ -606,16 +620,39 @@ static struct task *pick_next_task_fair(struct rq *rq)
 	return task_of(pick_eevdf(&rq->cfs, true));
 }
 
-/* @p stops running: back into the tree if still queued. */
+/*
+ * @p stops running.  Still queued, it is parked: it stays curr, out of
+ * the tree and unprotected, and competes in the pick as curr does, which
+ * is the order the tree would give it (after equal deadlines).  Most
+ * often a higher class's task took the CPU (an RT wakeup over a fair
+ * hog) and @p is what runs after it: then neither its insertion now nor
+ * its removal then is needed.  set_next_task_fair() takes it back, or
+ * puts it into the tree for another; dequeue_task_fair() drops it;
+ * fair_unpark() puts it into the tree for whoever walks the tree.
+ */
 static void put_prev_task_fair(struct rq *rq, struct task *p)
 {
 	struct cfs_rq *cfs = &rq->cfs;
 	struct sched_entity *se = &p->se;
 
-	BUG_ON(cfs->curr != se);
-	if (se->on_rq)
-		__enqueue_entity(cfs, se);
+	BUG_ON(cfs->curr != se || cfs->curr_parked);
+	if (!se->on_rq) {
+		cfs->curr = NULL;
+		return;
+	}
+	se->protect = false;	/* its turn ended, as in the tree */
+	cfs->curr_parked = true;
+}
+
+void fair_unpark(struct rq *rq)
+{
+	struct cfs_rq *cfs = &rq->cfs;
+
+	if (!cfs->curr_parked)
+		return;
+	__enqueue_entity(cfs, cfs->curr);
 	cfs->curr = NULL;
+	cfs->curr_parked = false;
 }
 
 /* @p starts running: out of the tree, protected until its request ends. */
@@ -624,9 +661,15 @@ static void set_next_task_fair(struct rq *rq, struct task *p)
 	struct cfs_rq *cfs = &rq->cfs;
 	struct sched_entity *se = &p->se;
 
-	BUG_ON(cfs->curr || !se->on_rq);
-	__dequeue_entity(cfs, se);
-	cfs->curr = se;
+	BUG_ON(!se->on_rq);
+	if (cfs->curr_parked && cfs->curr == se) {
+		cfs->curr_parked = false;	/* it runs again */
+	} else {
+		fair_unpark(rq);
+		BUG_ON(cfs->curr);
+		__dequeue_entity(cfs, se);
+		cfs->curr = se;
+	}
 	se->protect = true;
 	hrtick_start(rq);
 }
@@ -644,6 +687,7 @@ struct task *fair_pick_next(struct rq *rq, struct task *prev)
 	struct sched_entity *pse = &prev->se, *se;
 
 	BUG_ON(cfs->curr != pse);
+	DEBUG_ASSERT(!cfs->curr_parked);	/* a fair donor runs */
 	if (cfs->full_pick) {
 		cfs->full_pick = false;
 		return NULL;

@@ -123,8 +123,12 @@ static long runnable_load(struct rq *rq)
 static int move_tasks(struct rq *dst, struct rq *src)
 {
 	long imbalance = runnable_load(src) - runnable_load(dst);
-	struct rb_node *node = rb_last(&src->cfs.tasks_timeline.rb_root), *prev;
+	struct rb_node *node, *prev;
 	int moved = 0, scanned = 0;
+
+	/* A task a higher class preempted is as movable as any queued one. */
+	fair_unpark(src);
+	node = rb_last(&src->cfs.tasks_timeline.rb_root);
 
 	for (; node && moved < BALANCE_MAX_MOVE && scanned++ < BALANCE_MAX_SCAN;
 	     node = prev) {

@@ -42,6 +42,11 @@ static inline int64_t entity_key(const struct cfs_rq *cfs, const struct sched_en
  * (@protect: let curr finish its request first).  rq->lock held. */
 struct sched_entity *pick_eevdf(struct cfs_rq *cfs, bool protect);
 
+/* fair.c: a parked curr (put_prev_task_fair) goes into the tree and
+ * stops being curr, for whoever walks the tree for queued tasks (load
+ * balancing).  rq->lock held. */
+void fair_unpark(struct rq *rq);
+
 /* fair_balance.c, for fair.c's class table and init_rq_fair(). */
 /* ->select_task_rq: where @p runs next.  p->pi_lock held, no rq lock. */
 int select_task_rq_fair(struct task *p, int prev_cpu, int flags);

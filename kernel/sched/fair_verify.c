@@ -56,6 +56,9 @@ const char *fair_rq_verify(struct rq *rq)
 		return "cached leftmost is stale";
 	if (w != cfs->avg_load || sum != cfs->avg_vruntime)
 		return "avg_load / avg_vruntime do not match the tree";
+	if (cfs->curr_parked && (!cfs->curr || !cfs->curr->on_rq ||
+				 cfs->curr->protect))
+		return "parked curr is not a queued, unprotected entity";
 	if (cfs->curr && cfs->curr->on_rq) {
 		n++;
 		w += cfs->curr->weight;
