@@ -3,9 +3,11 @@
  *
  *   fair_pick_N   one scheduling cycle of the fair class with N = 10, 100,
  *                 1000, 10000 runnable tasks: pick_next_task (pick_eevdf),
- *                 set_next_task (out of the tree), update_curr (the task
- *                 ran a 3 ms request, so its deadline moves) and
- *                 put_prev_task (back into the tree).  On a private
+ *                 set_next_task (the last task back into the tree, this
+ *                 one out of it), update_curr (the task ran a 3 ms
+ *                 request, so its deadline moves) and put_prev_task (it
+ *                 stays curr, parked, until the next set_next_task: see
+ *                 fair.c).  On a private
  *                 struct rq with fake tasks (kmalloc'ed, only the
  *                 scheduling fields set; no stacks, no threads).  The tree
  *                 work is O(log n): the figure must grow at most
