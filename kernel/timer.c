@@ -91,7 +91,8 @@ void timer_arm(struct timer *t, uint64_t deadline_ns)
 	struct timer_queue *q;
 	struct list_head *pos;
 
-	dequeue(t);
+	if (smp_load_acquire(&t->cpu) >= 0)	/* armed: move it */
+		dequeue(t);
 	flags = arch_irq_save();
 	q = &queues[this_cpu()->id];
 	spin_lock_raw(&q->lock);
@@ -114,7 +115,9 @@ void timer_arm(struct timer *t, uint64_t deadline_ns)
 
 bool timer_cancel(struct timer *t)
 {
-	bool was = dequeue(t);
+	/* Most cancels find the timer fired already (a sleeper woken by
+	 * it): no call then. */
+	bool was = smp_load_acquire(&t->cpu) >= 0 && dequeue(t);
 
 	/* Wait out a callback running on any CPU. */
 	for (int i = 0; i < ncpus; i++)
