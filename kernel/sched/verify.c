@@ -589,7 +589,10 @@ static void sample(void)
 	 * pending reschedule is about to pick its best queued context, and
 	 * so is one whose donor is idle while something runnable is queued
 	 * there (its pick cleared need_resched and dropped its lock to pull,
-	 * or a reschedule is on its way). */
+	 * or a reschedule is on its way), and one whose pick let go of its
+	 * lock to pull (rq->lock_dropped: its donor may be one it is
+	 * switching away from, e.g. a deadline task just throttled; seen as
+	 * a miss on a starved 8-vCPU host). */
 	for (int c = 0; c < ncpus; c++) {
 		struct rq *rq = cpu_rq(c);
 		struct list_head *pos;
@@ -599,7 +602,8 @@ static void sample(void)
 			continue;
 		}
 		donor[c] = committed[c] = task_rank(rq->donor);
-		if (!READ_ONCE(rq->cpu->need_resched) && rq->donor != rq->idle)
+		if (!READ_ONCE(rq->cpu->need_resched) && rq->donor != rq->idle &&
+		    !rq->lock_dropped)
 			continue;
 		list_for_each(pos, &rq->tasks) {
 			struct task *w = list_entry(pos, struct task, rq_node);
