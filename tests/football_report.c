@@ -169,37 +169,6 @@ void fb_note_foul(struct game *g, struct offence *o, int r)
 	}
 }
 
-/* The scheduler trace (every CPU) around the first foul, the last
- * FB_TRACE_LINES events of it: how the chain came to wait. */
-static void print_foul_trace(uint64_t at)
-{
-	static struct trace_event ev;	/* too big for a stack; one case runs */
-	uint64_t from = at - FB_TRACE_BEFORE, to = at + FB_TRACE_AFTER;
-	uint64_t n = 0, skip;
-	struct trace_snapshot *s = trace_snapshot();
-
-	if (!s)
-		return;
-	while (trace_snapshot_next(s, &ev))
-		n += ev.ts >= from && ev.ts <= to;
-	trace_snapshot_free(s);
-	if (!n || !(s = trace_snapshot()))
-		return;
-	skip = n > FB_TRACE_LINES ? n - FB_TRACE_LINES : 0;
-	printk("# trace from %llu us before the first foul to %llu us after "
-	       "(%llu events%s; the foul at %llu):\n",
-	       (unsigned long long)(FB_TRACE_BEFORE / 1000),
-	       (unsigned long long)(FB_TRACE_AFTER / 1000), (unsigned long long)n,
-	       skip ? ", the last ones" : "", (unsigned long long)at);
-	while (trace_snapshot_next(s, &ev)) {
-		if (ev.ts < from || ev.ts > to || (skip && skip--))
-			continue;
-		printk("#   %llu %d %s\n", (unsigned long long)ev.ts, ev.cpu,
-		       ev.line);
-	}
-	trace_snapshot_free(s);
-}
-
 /* The case's figures: rounds, ball, the checker's view of the case, and
  * the first foul with the trace before it. */
 void fb_report(struct game *g)
@@ -241,7 +210,9 @@ void fb_report(struct game *g)
 		printk("# first foul: %s\n", g->foul);
 	/* none: the inversion is expected, its trace says nothing new. */
 	if (g->foul_taken && g->mode != LOCKING_NONE)
-		print_foul_trace(g->foul_ns);
+		print_trace_window(g->foul_ns - FB_TRACE_BEFORE,
+				   g->foul_ns + FB_TRACE_AFTER, ~0ULL,
+				   FB_TRACE_LINES, "around the first foul");
 }
 
 /*

@@ -6,6 +6,8 @@
 #include "mm.h"
 #include "sched.h"
 #include "timer.h"
+#include "trace.h"
+#include <printf.h>
 
 struct percpu_start {
 	struct percpu_work work;
@@ -79,4 +81,34 @@ void spin_delay_ns(uint64_t ns)
 
 	while (clock_ns() < end)
 		arch_cpu_relax();
+}
+
+void print_trace_window(uint64_t from, uint64_t to, uint64_t cpus,
+			unsigned max_lines, const char *what)
+{
+	static struct trace_event ev;	/* too big for a stack; one case runs */
+	struct trace_snapshot *s = trace_snapshot();
+	uint64_t n = 0, skip;
+
+#define IN_WINDOW(e) ((e).ts >= from && (e).ts <= to && (((cpus) >> (e).cpu) & 1))
+	if (!s)
+		return;
+	while (trace_snapshot_next(s, &ev))
+		n += IN_WINDOW(ev);
+	trace_snapshot_free(s);
+	if (!n || !(s = trace_snapshot()))
+		return;
+	skip = n > max_lines ? n - max_lines : 0;
+	printk("# trace of cpus %#llx from %llu to %llu, %s (%llu events%s):\n",
+	       (unsigned long long)cpus, (unsigned long long)from,
+	       (unsigned long long)to, what, (unsigned long long)n,
+	       skip ? ", the last ones" : "");
+	while (trace_snapshot_next(s, &ev)) {
+		if (!IN_WINDOW(ev) || (skip && skip--))
+			continue;
+		printk("#   %llu %d %s\n", (unsigned long long)ev.ts, ev.cpu,
+		       ev.line);
+	}
+	trace_snapshot_free(s);
+#undef IN_WINDOW
 }

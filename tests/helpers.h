@@ -30,4 +30,13 @@ int online_cpus(void);
 
 /* Busy-wait (no sleep) for @ns nanoseconds of clock_ns(). */
 void spin_delay_ns(uint64_t ns);
+
+/*
+ * For a failure report: the scheduler trace's events recorded by the
+ * CPUs in @cpus (a mask) between @from and @to (clock_ns() times), at
+ * most the last @max_lines of them, after a line naming @what.  Task
+ * context (it copies every ring).
+ */
+void print_trace_window(uint64_t from, uint64_t to, uint64_t cpus,
+			unsigned max_lines, const char *what);
 #endif

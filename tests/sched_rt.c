@@ -422,10 +422,18 @@ static int sample_top(struct ktest *t, int nh, int lo, int hi, int samples,
 				continue;
 			(*checked)++;
 			if ((i < lo || i > hi) && bad++ == 0) {
+				uint64_t now = clock_ns();
+
 				ktest_fail(t, __FILE__, __LINE__,
 					   "sample %d: cpu%d runs hog %d, want %d..%d",
 					   s, c, i, lo, hi);
 				print_rt_state(nh);
+				/* How it came to run there, since the hogs
+				 * started (every CPU: a push to it is
+				 * recorded by the pusher). */
+				print_trace_window(hog_until - 8 * NSEC_PER_SEC,
+						   now, ~0ULL, 80,
+						   "before the bad sample");
 			}
 		}
 		spin_delay_ns(100 * 1000);
