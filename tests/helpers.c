@@ -83,6 +83,12 @@ void spin_delay_ns(uint64_t ns)
 		arch_cpu_relax();
 }
 
+static bool in_window(const struct trace_event *ev, uint64_t from,
+		      uint64_t to, uint64_t cpus)
+{
+	return ev->ts >= from && ev->ts <= to && ((cpus >> ev->cpu) & 1);
+}
+
 void print_trace_window(uint64_t from, uint64_t to, uint64_t cpus,
 			unsigned max_lines, const char *what)
 {
@@ -90,11 +96,10 @@ void print_trace_window(uint64_t from, uint64_t to, uint64_t cpus,
 	struct trace_snapshot *s = trace_snapshot();
 	uint64_t n = 0, skip;
 
-#define IN_WINDOW(e) ((e).ts >= from && (e).ts <= to && (((cpus) >> (e).cpu) & 1))
 	if (!s)
 		return;
 	while (trace_snapshot_next(s, &ev))
-		n += IN_WINDOW(ev);
+		n += in_window(&ev, from, to, cpus);
 	trace_snapshot_free(s);
 	if (!n || !(s = trace_snapshot()))
 		return;
@@ -104,11 +109,10 @@ void print_trace_window(uint64_t from, uint64_t to, uint64_t cpus,
 	       (unsigned long long)to, what, (unsigned long long)n,
 	       skip ? ", the last ones" : "");
 	while (trace_snapshot_next(s, &ev)) {
-		if (!IN_WINDOW(ev) || (skip && skip--))
+		if (!in_window(&ev, from, to, cpus) || (skip && skip--))
 			continue;
 		printk("#   %llu %d %s\n", (unsigned long long)ev.ts, ev.cpu,
 		       ev.line);
 	}
 	trace_snapshot_free(s);
-#undef IN_WINDOW
 }
