@@ -386,10 +386,33 @@ static void print_rt_state(int nh)
 }
 
 /*
+ * Is some other CPU told to pick again and not done yet, or in a pull
+ * that let go of its lock?  Then the placement is still being decided,
+ * and not only on that CPU: once it has switched to its best queued
+ * task, the one it displaced is pushed to the CPU running the least
+ * important hog (smp_top_n_run once sampled cpu2 running hog 2 while
+ * cpu4, 42 ms after its reschedule was asked for on a starved host, had
+ * yet to switch to hog 5 and push hog 4 to cpu2).
+ */
+#define IDX_NONE (-1000)	/* a CPU not judged in a look */
+
+static bool placement_pending(void)
+{
+	for (int c = 0; c < ncpus; c++)
+		if (c != smp_processor_id() && cpus[c].online &&
+		    (READ_ONCE(cpus[c].need_resched) ||
+		     READ_ONCE(cpus[c].rq.lock_dropped)))
+			return true;
+	return false;
+}
+
+/*
  * From the case thread (FIFO 99, spinning on its CPU), sample every other
  * CPU's committed task: each must be one of the hogs in [lo, hi].  A CPU
  * that is RT-throttled at that moment is skipped (throttling is the one
- * documented exception); *@checked counts the CPU samples judged.
+ * documented exception), and so is a look while any CPU's placement is
+ * pending (placement_pending(), as football's referee does); *@checked
+ * counts the CPU samples judged.
  * Sampling stops at @until (clock_ns()) whatever the count: a look takes
  * every other CPU's rq->lock, and on a host that runs the vCPUs in turn
  * a lock holder's vCPU may not run for tens of ms (75 ms per look at 8
@@ -408,17 +431,34 @@ static int sample_top(struct ktest *t, int nh, int lo, int hi, int samples,
 	for (int s = 0; (s < samples || (*checked < 10 * (ncpus - 1) &&
 					 s < 3 * samples)) &&
 	     clock_ns() < until; s++) {
-		for (int c = 0; c < ncpus; c++) {
-			int i;
+		int idx[NR_CPUS];
 
+		if (placement_pending()) {
+			spin_delay_ns(100 * 1000);
+			continue;
+		}
+		for (int c = 0; c < ncpus; c++) {
 			/* Our own CPU, looked up each time: where our CPU's
 			 * RT class steps aside (throttled, a fair task
 			 * waiting) another CPU rightly pulls us. */
+			idx[c] = IDX_NONE;	/* not judged */
 			if (c == smp_processor_id() || !cpus[c].online ||
 			    READ_ONCE(cpus[c].rq.rt.throttled))
 				continue;
-			i = hog_index(committed_task(c), nh);
+			idx[c] = hog_index(committed_task(c), nh);
 			if (READ_ONCE(cpus[c].rq.rt.throttled))
+				idx[c] = IDX_NONE;
+		}
+		/* A placement asked for while we looked: the look is not
+		 * one picture of a settled placement. */
+		if (placement_pending()) {
+			spin_delay_ns(100 * 1000);
+			continue;
+		}
+		for (int c = 0; c < ncpus; c++) {
+			int i = idx[c];
+
+			if (i == IDX_NONE)
 				continue;
 			(*checked)++;
 			if ((i < lo || i > hi) && bad++ == 0) {
