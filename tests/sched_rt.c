@@ -385,6 +385,8 @@ static void print_rt_state(int nh)
 	}
 }
 
+#define IDX_NONE (-1000)	/* a CPU not judged in a look */
+
 /*
  * Is some other CPU told to pick again and not done yet, or in a pull
  * that let go of its lock?  Then the placement is still being decided,
@@ -394,8 +396,6 @@ static void print_rt_state(int nh)
  * cpu4, 42 ms after its reschedule was asked for on a starved host, had
  * yet to switch to hog 5 and push hog 4 to cpu2).
  */
-#define IDX_NONE (-1000)	/* a CPU not judged in a look */
-
 static bool placement_pending(void)
 {
 	for (int c = 0; c < ncpus; c++)
@@ -404,6 +404,17 @@ static bool placement_pending(void)
 		     READ_ONCE(cpus[c].rq.lock_dropped)))
 			return true;
 	return false;
+}
+
+/* Picks made so far on every CPU: a look during which it moved saw
+ * some CPUs before a placement and some after. */
+static uint64_t picks_so_far(void)
+{
+	uint64_t n = 0;
+
+	for (int c = 0; c < ncpus; c++)
+		n += READ_ONCE(cpus[c].rq.nr_picks);
+	return n;
 }
 
 /*
@@ -432,6 +443,7 @@ static int sample_top(struct ktest *t, int nh, int lo, int hi, int samples,
 					 s < 3 * samples)) &&
 	     clock_ns() < until; s++) {
 		int idx[NR_CPUS];
+		uint64_t picks0 = picks_so_far();
 
 		if (placement_pending()) {
 			spin_delay_ns(100 * 1000);
@@ -449,9 +461,9 @@ static int sample_top(struct ktest *t, int nh, int lo, int hi, int samples,
 			if (READ_ONCE(cpus[c].rq.rt.throttled))
 				idx[c] = IDX_NONE;
 		}
-		/* A placement asked for while we looked: the look is not
-		 * one picture of a settled placement. */
-		if (placement_pending()) {
+		/* A placement asked for or made while we looked: the look is
+		 * not one picture of a settled placement. */
+		if (placement_pending() || picks_so_far() != picks0) {
 			spin_delay_ns(100 * 1000);
 			continue;
 		}
