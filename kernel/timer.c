@@ -63,8 +63,8 @@ static void reprogram(struct timer_queue *q)
 		arch_timer_arm(list_first_entry(&q->timers, struct timer, node)->deadline_ns);
 }
 
-/* Take @t off whatever queue it is on.  Returns true if it was queued. */
-static bool dequeue(struct timer *t)
+/* dequeue()'s loop, for a timer that was seen armed. */
+static __attribute__((noinline)) bool dequeue_armed(struct timer *t)
 {
 	for (;;) {
 		int cpu = smp_load_acquire(&t->cpu);
@@ -85,14 +85,22 @@ static bool dequeue(struct timer *t)
 	}
 }
 
+/* Take @t off whatever queue it is on.  Returns true if it was queued.
+ * Most callers find it unarmed (a sleeper's cancel after its timer
+ * fired, the tick re-arming itself from its callback): one load then,
+ * no call. */
+static inline bool dequeue(struct timer *t)
+{
+	return smp_load_acquire(&t->cpu) >= 0 && dequeue_armed(t);
+}
+
 void timer_arm(struct timer *t, uint64_t deadline_ns)
 {
 	unsigned long flags;
 	struct timer_queue *q;
 	struct list_head *pos;
 
-	if (smp_load_acquire(&t->cpu) >= 0)	/* armed: move it */
-		dequeue(t);
+	dequeue(t);
 	flags = arch_irq_save();
 	q = &queues[this_cpu()->id];
 	spin_lock_raw(&q->lock);
@@ -115,9 +123,7 @@ void timer_arm(struct timer *t, uint64_t deadline_ns)
 
 bool timer_cancel(struct timer *t)
 {
-	/* Most cancels find the timer fired already (a sleeper woken by
-	 * it): no call then. */
-	bool was = smp_load_acquire(&t->cpu) >= 0 && dequeue(t);
+	bool was = dequeue(t);
 
 	/* Wait out a callback running on any CPU. */
 	for (int i = 0; i < ncpus; i++)

@@ -221,18 +221,16 @@ static int spawn_periodic(struct ktest *t, struct task **task, struct periodic *
  * once answered its job 9 s late and took its case past the timeout), so
  * one still running then is told to stop after its job and taken out of
  * the deadline class, which ends a throttle; report_periodic() judges
- * the jobs it ran.  Returns false if it had to be stopped.
+ * the jobs it ran.
  */
-static bool join_periodic(struct task *task, struct periodic *pd, uint64_t slack)
+static void join_periodic(struct task *task, struct periodic *pd, uint64_t slack)
 {
 	static const struct sched_attr normal = { .policy = SCHED_NORMAL };
 	uint64_t limit = pd->start + pd->jobs * pd->period + slack;
-	bool in_time;
 
 	while (READ_ONCE(task->state) != TASK_DEAD && clock_ns() < limit)
 		sleep_ns(10 * MS);
-	in_time = READ_ONCE(task->state) == TASK_DEAD;
-	if (!in_time) {
+	if (READ_ONCE(task->state) != TASK_DEAD) {
 		uint64_t now = clock_ns();
 		int64_t dl_in = (int64_t)(READ_ONCE(task->dl.deadline) - now);
 
@@ -247,7 +245,6 @@ static bool join_periodic(struct task *task, struct periodic *pd, uint64_t slack
 		sched_setattr(task, &normal);
 	}
 	thread_join(task);
-	return in_time;
 }
 
 /*

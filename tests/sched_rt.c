@@ -123,7 +123,7 @@ static void rr_worker(void *arg)
 			rr_last = id;
 			if (rr_nsw < RR_MAX_SW)
 				rr_sw[rr_nsw++] = now;
-		} else if (now - prev > RR_STALL_NS && rr_nsw <= RR_MAX_SW) {
+		} else if (now - prev > RR_STALL_NS) {	/* rr_nsw >= 1 here */
 			rr_stalled[rr_nsw - 1] += now - prev;
 		}
 		prev = now;
@@ -282,7 +282,8 @@ static void rt_runs_before_fair(struct ktest *t)
 #define MAX_HOGS (NR_CPUS + 4)
 static struct task *hogs[MAX_HOGS];
 static volatile bool hog_stop[MAX_HOGS], hogs_all_stop;
-static volatile uint64_t hog_until;
+static volatile uint64_t hog_until;	/* the hogs started HOG_LIFE_NS before */
+#define HOG_LIFE_NS (8 * NSEC_PER_SEC)
 
 static void rt_hog(void *arg)
 {
@@ -305,7 +306,7 @@ static int hog_index(struct task *p, int n)
 static void spawn_hogs(struct ktest *t, int n, uint64_t affinity)
 {
 	hogs_all_stop = false;
-	hog_until = clock_ns() + 8 * NSEC_PER_SEC;
+	hog_until = clock_ns() + HOG_LIFE_NS;
 	for (int k = 0; k < n; k++) {
 		int i = (k & 1) ? n - 1 - k / 2 : k / 2;
 
@@ -483,7 +484,7 @@ static int sample_top(struct ktest *t, int nh, int lo, int hi, int samples,
 				/* How it came to run there, since the hogs
 				 * started (every CPU: a push to it is
 				 * recorded by the pusher). */
-				print_trace_window(hog_until - 8 * NSEC_PER_SEC,
+				print_trace_window(hog_until - HOG_LIFE_NS,
 						   now, ~0ULL, 80,
 						   "before the bad sample");
 			}
