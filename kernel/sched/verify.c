@@ -147,8 +147,9 @@ static const char *rank_name(struct rank r)
  *     if it is running there;
  *   - to an owner queued or running on another CPU: only that CPU (the
  *     context is lent there, one CPU at a time, by the pick or a push);
- *   - to a released mutex: w's own CPU (the pick lets it retake the
- *     lock), unless it was lent here (then it waits to be woken);
+ *   - to a released mutex, or one handed to the chain's task but not
+ *     yet marked waking: w's own CPU (the pick lets it take the lock),
+ *     unless it was lent here (then it waits to be woken);
  *   - to a sleeping owner, or round a cycle: nowhere (not runnable).
  * All rq locks held: the tasks on the chain cannot be freed meanwhile.
  */
@@ -166,10 +167,13 @@ static uint64_t where_may_run(struct task *w)
 		if (hop == SV_MAX_HOPS)
 			return 0;		/* a cycle: reported by proxy.c */
 		owner = mutex_owner(m);
-		if (!owner)
+		/* Released, or handed to p by an unlock that has not yet
+		 * marked it waking (mutex.c stores the new owner, then marks
+		 * the waiter, both under wait_lock, which we do not hold):
+		 * its CPU's pick lets it take the lock, and nothing moves it
+		 * before the mark (proxy_chain_of), as for a released one. */
+		if (!owner || owner == p)
 			return p->wake_cpu >= 0 ? 0 : 1ULL << cpu;
-		if (owner == p)
-			break;
 		if (!READ_ONCE(owner->on_rq))
 			return 0;
 		if (owner->cpu != cpu)
