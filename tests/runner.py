@@ -447,8 +447,10 @@ def run_boot(boot, timeout):
             res.status = proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             res.timed_out = True
+            monitor_command(os.path.join(ROOT, mon), "stop")
             regs = monitor_command(os.path.join(ROOT, mon),
                                    "info registers -a")
+            state = hang_state(boot, os.path.join(ROOT, mon))
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
         # QEMU is gone, so the pipe reaches EOF; on a loaded host the
@@ -457,11 +459,43 @@ def run_boot(boot, timeout):
         if res.timed_out:
             logf.write(b"\n# timed out; every CPU's registers (QEMU monitor):\n"
                        + regs)
+            logf.write(b"\n# the scheduler's state (tests/kestrel-gdb.py on a "
+                       b"memory dump):\n" + state)
     if os.path.exists(os.path.join(ROOT, mon)):
         os.unlink(os.path.join(ROOT, mon))
     res.log = b"".join(chunks).decode("utf-8", errors="replace")
     res.seconds = time.monotonic() - start
     return res
+
+
+def hang_state(boot, mon):
+    """What the scheduler of a hung boot was doing: dump its memory
+    through the monitor, read it with gdb and tests/kestrel-gdb.py
+    (every CPU's runqueue and timers, the tasks not queued).  The dump
+    (as large as the guest's memory) is deleted unless KESTREL_KEEP_CORE
+    is set; the log then says where it is."""
+    core = os.path.join(ROOT, boot.file_base() + ".core")
+    elf = os.path.join(ROOT, boot.build_root or BUILD_ROOT, boot.arch,
+                       "kernel.elf")
+    if os.path.exists(core):
+        os.unlink(core)
+    monitor_command(mon, "dump-guest-memory %s" % core, wait=120)
+    if not os.path.exists(core):
+        return b"(no memory dump: the monitor did not write one)\n"
+    try:
+        out = subprocess.run(
+            ["gdb-multiarch", "-batch", "-nx",
+             "-x", os.path.join(ROOT, "tests/kestrel-gdb.py"),
+             "-ex", "kestrel-state", elf, core],
+            capture_output=True, timeout=120).stdout
+    except (OSError, subprocess.TimeoutExpired) as e:
+        out = ("(gdb-multiarch: %s)\n" % e).encode()
+    if os.environ.get("KESTREL_KEEP_CORE"):
+        out += ("# memory dump kept: %s (gdb-multiarch %s %s -x "
+                "tests/kestrel-gdb.py)\n" % (core, elf, core)).encode()
+    else:
+        os.unlink(core)
+    return out
 
 
 def monitor_command(path, command, wait=30):
