@@ -181,14 +181,32 @@ int profile_start(uint64_t period_ns)
 	return 0;
 }
 
+/* smp_call: disarm this CPU's sampling timer.  Its callback runs on
+ * this CPU only, with interrupts off, so none is in progress here; the
+ * next one (if this one was not queued any more) sees prof.on false. */
+static void disarm_here(void *arg)
+{
+	(void)arg;
+	timer_cancel(&prof.timer[smp_processor_id()]);
+}
+
+/*
+ * Each CPU cancels its own timer.  Cancelled from here, a callback that
+ * read prof.on just before we cleared it could re-arm its timer while
+ * timer_cancel() waited for it, and the next profile_start()'s
+ * timer_init() would then re-initialise a queued timer and break that
+ * CPU's timer queue.
+ */
 void profile_stop(void)
 {
 	WRITE_ONCE(prof.on, false);
-	if (prof.nmi)
+	if (prof.nmi) {
 		arch_profile_nmi_stop();
-	else
-		for (int c = 0; c < ncpus; c++)
-			timer_cancel(&prof.timer[c]);
+		return;
+	}
+	for (int c = 0; c < ncpus; c++)
+		if (READ_ONCE(cpus[c].online))
+			smp_call(c, disarm_here, NULL);
 }
 
 uint64_t profile_samples(void)
