@@ -422,6 +422,57 @@ static size_t describe_task(struct report *r, size_t len, struct task *p)
 	return OUT(")");
 }
 
+/* Before another item of a list: its heading on a new line, or a
+ * separator, or a new line (indented) once the line is long: printk
+ * cuts lines at LINE_MAX.  @line0: where the current line began. */
+static size_t wrap(struct report *r, size_t len, size_t *line0,
+		   const char *heading)
+{
+	if (len == *line0) {
+		OUT("%s ", heading);
+	} else if (len - *line0 > 150) {
+		OUT("\n    ");
+		*line0 = len - 4;
+	} else {
+		OUT(", ");
+	}
+	return len;
+}
+
+/* CPU @c's queued RT and deadline contexts (not its donor or curr), as
+ * push, pull and the pick see them: each with its chain's next hop and
+ * where the checker lets it run. */
+static size_t describe_queued(struct report *r, size_t len, int c)
+{
+	struct rq *rq = cpu_rq(c);
+	struct list_head *pos;
+	size_t line0 = len;
+
+	list_for_each(pos, &rq->tasks) {
+		struct task *w = list_entry(pos, struct task, rq_node);
+		struct mutex *m = READ_ONCE(w->blocked_on);
+		struct task *o;
+
+		if (w == rq->donor || w == rq->curr ||
+		    (w->sched_class != &rt_sched_class &&
+		     w->sched_class != &dl_sched_class))
+			continue;
+		len = wrap(r, len, &line0, "  queued:");
+		len = describe_task(r, len, w);
+		if (m == PROXY_WAKING)
+			OUT(" waking");
+		else if (m)
+			OUT(" on %s of %s", m->name,
+			    (o = mutex_owner(m)) ? o->name : "nobody");
+		if (w->wake_cpu >= 0)
+			OUT(" lent from cpu%d", w->wake_cpu);
+		OUT(" may run %#llx", (unsigned long long)where_may_run(w));
+	}
+	if (len != line0)
+		OUT("\n");
+	return len;
+}
+
 /* Write the picture for a miss of @win (queued on @src).  Every line
  * ends in '\n'; sched_verify_print_miss adds the prefixes.  All rq
  * locks held. */
@@ -439,7 +490,7 @@ static void write_report(struct report *r, struct window *win, uint64_t now,
 	    win->w->on_cpu, win->w->wake_cpu, win->w->rt.level,
 	    !win->w->blocked_on ? "-" : win->w->blocked_on == PROXY_WAKING ?
 	    "waking" : win->w->blocked_on->name);
-	OUT(" queued on cpu%d waits while cpu%d runs lower; at %llu window open "
+	OUT(" queued on cpu%d waits while cpu%d runs lower;\nat %llu window open "
 	    "%llu us (moved %u times), %llu ticks on cpu%d since it came, "
 	    "%llu on cpu%d since the window opened\n", src, win->target,
 	    (unsigned long long)now,
@@ -474,7 +525,7 @@ static void write_report(struct report *r, struct window *win, uint64_t now,
 	}
 	for (int c = 0; c < ncpus; c++) {
 		struct rq *rq = cpu_rq(c);
-		const char *sep = " outranked by:";
+		size_t line0;
 
 		if (!READ_ONCE(cpus[c].online))
 			continue;
@@ -494,12 +545,14 @@ static void write_report(struct report *r, struct window *win, uint64_t now,
 		 * than it is (not RT-overloaded, say). */
 		if (!rq->curr->on_rq && rq->curr != rq->idle)
 			OUT(" curr-not-queued");
-		OUT("%s%s%s%s", READ_ONCE(rq->cpu->need_resched) ? " resched" : "",
+		OUT("%s%s%s%s\n", READ_ONCE(rq->cpu->need_resched) ? " resched" : "",
 		    rq->rt.overloaded ? " rt-overloaded" : "",
 		    rq->rt.throttled ? " rt-throttled" : "",
 		    rq->dl.dl_nr_running > 1 ? " dl-overloaded" : "");
+		len = describe_queued(r, len, c);
 		/* The waiting contexts that outrank this donor and may run
 		 * here, wherever they are queued. */
+		line0 = len;
 		for (int s = 0; s < ncpus; s++) {
 			struct list_head *pos;
 
@@ -512,13 +565,13 @@ static void write_report(struct report *r, struct window *win, uint64_t now,
 				    !rank_above(task_rank(w), donor[c]) ||
 				    !((where_may_run(w) >> c) & 1))
 					continue;
-				OUT("%s ", sep);
+				len = wrap(r, len, &line0, "  outranked by:");
 				len = describe_task(r, len, w);
 				OUT(" on cpu%d", s);
-				sep = ",";
 			}
 		}
-		OUT("\n");
+		if (len != line0)
+			OUT("\n");
 	}
 }
 
