@@ -163,13 +163,23 @@ class KestrelState(gdb.Command):
             running = int(q["running"])
             if running:
                 print("  timer callback running: %s" % q["running"]["fn"])
-            for t in list_entries(q["timers"], "struct timer", "node"):
+            last = 0
+            for t in list_entries(q["timers"], "struct timer", "node", 64):
                 fn = str(t["fn"]).split("<")[-1].rstrip(">")
                 owner = ""
                 if fn in TASK_TIMERS and int(t["data"]):
                     owner = " for " + cstr(at(t["data"], "struct task")["name"])
-                print("  timer %-20s due %+d ms%s" % (
-                    fn, (int(t["deadline_ns"]) - now) // 1000000, owner))
+                # A queue's timers are sorted and say they are on it:
+                # anything else is a corrupt queue (armed twice, or
+                # re-initialised while queued).
+                bad = ""
+                if int(t["cpu"]) != c:
+                    bad += " CORRUPT: timer says cpu %d" % int(t["cpu"])
+                if int(t["deadline_ns"]) < last:
+                    bad += " CORRUPT: out of order"
+                last = int(t["deadline_ns"])
+                print("  timer %-20s due %+d ms%s%s" % (
+                    fn, (int(t["deadline_ns"]) - now) // 1000000, owner, bad))
         print("tasks not queued:")
         for p in list_entries(val("all_tasks"), "struct task", "all_node"):
             if int(p) in queued or int(p["on_rq"]):

@@ -474,6 +474,15 @@ def hang_state(boot, mon):
     (every CPU's runqueue and timers, the tasks not queued).  The dump
     (as large as the guest's memory) is deleted unless KESTREL_KEEP_CORE
     is set; the log then says where it is."""
+    lapic = b""
+    if boot.arch == "x86_64":
+        # Each CPU's timer (armed? how far?) and pending or in-service
+        # interrupts: memory cannot say whether the hardware was armed.
+        for c in range(boot.cpus):
+            out = monitor_command(mon, "info lapic %d" % c)
+            keep = [l for l in out.splitlines()
+                    if l.startswith((b"LVTT\t", b"Timer", b"ISR", b"IRR"))]
+            lapic += b"cpu%d lapic: " % c + b"; ".join(keep) + b"\n"
     core = os.path.join(ROOT, boot.file_base() + ".core")
     elf = os.path.join(ROOT, boot.build_root or BUILD_ROOT, boot.arch,
                        "kernel.elf")
@@ -481,7 +490,7 @@ def hang_state(boot, mon):
         os.unlink(core)
     monitor_command(mon, "dump-guest-memory %s" % core, wait=120)
     if not os.path.exists(core):
-        return b"(no memory dump: the monitor did not write one)\n"
+        return lapic + b"(no memory dump: the monitor did not write one)\n"
     try:
         out = subprocess.run(
             ["gdb-multiarch", "-batch", "-nx",
@@ -495,7 +504,7 @@ def hang_state(boot, mon):
                 "tests/kestrel-gdb.py)\n" % (core, elf, core)).encode()
     else:
         os.unlink(core)
-    return out
+    return lapic + out
 
 
 def monitor_command(path, command, wait=30):
