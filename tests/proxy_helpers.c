@@ -95,19 +95,24 @@ bool px_blocked_on(struct task *p, struct mutex *m)
  * preempted between setting blocked_on and its first schedule() (inside
  * its priority-inheritance walk) looks the same for a moment, and a
  * case that read the owner's boost then saw none (mutex_order, 8 CPUs,
- * a loaded host).
+ * a loaded host).  False if @p exited first (a waiter with a timeout
+ * that expired while this vCPU did not run: that wait never ended, and
+ * sched_invariant.woken_waiter_moves timed out).
  */
-void px_wait_blocked(struct task *p)
+bool px_wait_blocked(struct task *p)
 {
 	for (;;) {
 		uint64_t sw;
 
-		while (!px_blocked_on(p, NULL))
+		while (!px_blocked_on(p, NULL)) {
+			if (smp_load_acquire(&p->state) == TASK_DEAD)
+				return false;
 			sleep_ns(MS / 2);
+		}
 		sw = READ_ONCE(p->nr_switches);
 		sleep_ns(MS / 2);
 		if (px_blocked_on(p, NULL) && READ_ONCE(p->nr_switches) == sw)
-			return;
+			return true;
 	}
 }
 

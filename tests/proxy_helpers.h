@@ -31,7 +31,7 @@ bool px_blocked_on(struct task *p, struct mutex *m);
 /* Wait until px_blocked_on(@p, NULL), and still so, not switched in,
  * after one more nap: asleep in the slow path (not preempted on its way
  * there). */
-void px_wait_blocked(struct task *p);
+bool px_wait_blocked(struct task *p);
 /* thread_join(@p) unless NULL. */
 void px_join(struct task *p);
 /* The first online CPU not in @used, or -1. */
