@@ -57,12 +57,15 @@ BUILD_ROOT = "build"        # --build-root: images in BUILD_ROOT/<arch>/
 LOG_DIR = os.path.join("build", "test-logs")
 ARCHES = ("x86_64", "riscv64")
 CPU_COUNTS = (1, 2, 4, 8)
-# Seconds a boot may take before it is killed and judged a hang: a base,
-# plus a share per further CPU (TCG runs every vCPU on the host's few
-# cores, so an 8-CPU boot takes a minute on a quiet 2-core host and twice
-# that when the host is busy).  --timeout S gives every boot S instead.
+# Seconds a boot may stay silent before it is killed and judged a hang
+# (run_boot; one that keeps printing may run HARD_TIMEOUT_FACTOR times
+# as long): a base, plus a share per further CPU (TCG runs every vCPU on
+# the host's few cores, so an 8-CPU boot takes a minute on a quiet 2-core
+# host and twice that when the host is busy).  --timeout S gives every
+# boot S instead.
 DEFAULT_TIMEOUT = 120
 TIMEOUT_PER_CPU = 30
+HARD_TIMEOUT_FACTOR = 3     # a boot still printing stops at 3x its timeout
 BENCH_TIMEOUT = 400         # at least, for a bench boot
 
 # ---- QEMU command lines: one function per boot method -----------------
@@ -397,7 +400,7 @@ class BootResult:
         self.boot = boot
         self.log = ""
         self.status = None          # QEMU exit status, None on timeout
-        self.timed_out = False
+        self.timed_out = None       # why it was stopped, if it was
         self.error = None           # could not even start
         self.seconds = 0.0
 
@@ -435,18 +438,39 @@ def run_boot(boot, timeout):
             res.error = "cannot run %s: %s" % (argv[0], e)
             return res
 
+        last_output = [time.monotonic()]
+
         def copy_output():
             for chunk in iter(lambda: proc.stdout.read1(4096), b""):
                 chunks.append(chunk)
+                last_output[0] = time.monotonic()
                 logf.write(chunk)
                 logf.flush()
 
         reader = threading.Thread(target=copy_output, daemon=True)
         reader.start()
-        try:
-            res.status = proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            res.timed_out = True
+        # A boot times out when it has printed nothing for @timeout
+        # seconds (hung: every test case prints within its own timeout,
+        # at most a minute), or is still going after HARD_TIMEOUT_FACTOR
+        # times that.  A fixed limit cut off boots that were only slow:
+        # under three loops and a make test on the 2-core machine an
+        # 8-CPU boot was still passing cases (its timers due, its case
+        # sleeping) when it ran out of time.
+        while res.status is None:
+            try:
+                res.status = proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                now = time.monotonic()
+                if now - last_output[0] >= timeout:
+                    res.timed_out = "no output for %d s" % (
+                        now - last_output[0])
+                elif now - start >= HARD_TIMEOUT_FACTOR * timeout:
+                    res.timed_out = "still running after %d s" % (
+                        now - start)
+                else:
+                    continue
+                break
+        if res.timed_out:
             monitor_command(os.path.join(ROOT, mon), "stop")
             regs = monitor_command(os.path.join(ROOT, mon),
                                    "info registers -a")
@@ -457,8 +481,8 @@ def run_boot(boot, timeout):
         # reader may still be behind: wait for all of it, not a guess.
         reader.join(timeout=120)
         if res.timed_out:
-            logf.write(b"\n# timed out; every CPU's registers (QEMU monitor):\n"
-                       + regs)
+            logf.write(("\n# timed out (%s); every CPU's registers (QEMU "
+                        "monitor):\n" % res.timed_out).encode() + regs)
             logf.write(b"\n# the scheduler's state (tests/kestrel-gdb.py on a "
                        b"memory dump):\n" + state)
     if os.path.exists(os.path.join(ROOT, mon)):
@@ -731,7 +755,7 @@ def boot_problem(res):
     if res.error:
         return res.error
     if res.timed_out:
-        return "timed out"
+        return "timed out: %s" % res.timed_out
     return None
 
 
@@ -1185,8 +1209,10 @@ def main(argv=None):
     ap.add_argument("--top", type=int, default=25,
                     help="profile: functions listed (default 25)")
     ap.add_argument("--timeout", type=float,
-                    help="seconds per boot (default %d, plus %d per CPU "
-                    "after the first)" % (DEFAULT_TIMEOUT, TIMEOUT_PER_CPU))
+                    help="seconds a boot may print nothing (default %d, "
+                    "plus %d per CPU after the first; one still printing "
+                    "stops at %d times that)" % (
+                        DEFAULT_TIMEOUT, TIMEOUT_PER_CPU, HARD_TIMEOUT_FACTOR))
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                     help="QEMUs at once (default: host CPUs)")
     ap.add_argument("--no-crash", action="store_true",
