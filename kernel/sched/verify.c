@@ -681,12 +681,24 @@ static void sample(void)
 		list_for_each(pos, &rq->tasks) {
 			struct task *w = list_entry(pos, struct task, rq_node);
 			struct rank r;
+			uint64_t may;
 			int target;
 
 			if (!waiting_context(rq, w, &r))
 				continue;
-			target = lowest_below(where_may_run(w) & online,
-					      r, s, donor, committed);
+			may = where_may_run(w) & online;
+			target = lowest_below(may, r, s, donor, committed);
+			/* Its own CPU is about to pick it (committed to a
+			 * context of its rank, above what runs there): W
+			 * waits for that pick, judged by that CPU's ticks
+			 * (past_bound), not against another CPU that a pull
+			 * would have had to take it to (seen: a CPU idle
+			 * while W's CPU, RT-throttled, was in a pick that had
+			 * let go of its lock, 8 CPUs on a starved host). */
+			if (target >= 0 && target != s && ((may >> s) & 1) &&
+			    rank_above(committed[s], donor[s]) &&
+			    !rank_above(committed[s], r))
+				target = s;
 			if (target >= 0)
 				see(w, s, target, now);
 		}
