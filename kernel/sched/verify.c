@@ -41,7 +41,7 @@
 
 #define SV_MAX_OPEN 64		/* windows followed at once */
 #define SV_REPORTS 4		/* miss reports kept */
-#define SV_REPORT_LEN 3072
+#define SV_REPORT_LEN 6144	/* 8 CPUs with their queues */
 #define SV_LOCK_SPINS 2000	/* looks at a busy runqueue lock */
 #define SV_MAX_HOPS 16		/* a longer blocked_on chain: a cycle */
 
