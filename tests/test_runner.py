@@ -234,9 +234,9 @@ class JudgeTests(unittest.TestCase):
 
     def test_timeout(self):
         res = fake_result("x86_64", "test", CRASHED, None)
-        res.timed_out = True
+        res.timed_out = "no output for 120 s"
         tally, out = judged(runner.judge_test, res)
-        self.assertIn("timed out", out)
+        self.assertIn("timed out: no output for 120 s", out)
         self.assertIn("PANIC at kernel/sched/core.c:120", out)
 
     def test_crash_expectations(self):
@@ -419,7 +419,7 @@ class SelftestTests(unittest.TestCase):
         # The runner never gave up on the hung case: QEMU timed out.
         log = SELFTEST_LOG.split("[cpu0]     # hang_times_out")[0]
         res = selftest_result(log, status=None)
-        res.timed_out = True
+        res.timed_out = "no output for 120 s"
         bad = failed_checks(res)
         self.assertEqual(list(bad), ["timeout_reported",
                                      "taint_skips_failure",
@@ -428,7 +428,8 @@ class SelftestTests(unittest.TestCase):
                                      "exit_status_failure"])
         self.assertIn("no result", bad["timeout_reported"])
         self.assertIn("Totals", bad["ran_to_end"])
-        self.assertEqual(bad["exit_status_failure"], "timed out")
+        self.assertEqual(bad["exit_status_failure"],
+                         "timed out: no output for 120 s")
 
     def test_success_status_despite_failures(self):
         bad = failed_checks(selftest_result(SELFTEST_LOG, "x86_64", 1))
