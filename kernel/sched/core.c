@@ -856,6 +856,17 @@ void scheduler_tick(void)
 		if (c->queue_push)
 			c->queue_push(rq);
 	run_pending_pushes(rq);
+	/* Idle with RT or deadline work queued: pick again, so that the
+	 * pick moves on what cannot run here and pulls what waits
+	 * elsewhere (balance_rt() pulls only when no deadline task is
+	 * queued, and only what beats the best queued RT task).  A blocked
+	 * deadline donor whose chain ran on another CPU was once left
+	 * queued on an idle CPU with no pick pending, and RT tasks waited
+	 * elsewhere for 440 ms (football, riscv64, 8 CPUs); the path that
+	 * left it is not known.  At most one pick a tick, only then. */
+	if (rq->donor == rq->idle &&
+	    (rq->dl.dl_nr_running || rq->rt.rt_nr_running))
+		resched_curr(rq);
 	spin_unlock_raw(&rq->lock);
 	fair_trigger_load_balance(rq);
 }
