@@ -318,7 +318,9 @@ static bool players_gone(struct game *g, int i, int r)
  * task's context (proxy: its CPU's donor is H_i; inherit: L_i has H_i's
  * priority; none: just running)?  One chain may wait on the referee's
  * own CPU, whole (proxy: H_i queued there too), as the referee preempted
- * it to look.
+ * it to look.  A chain whose deadline high task is throttled has no
+ * context to be served with until its replenishment, and is not judged
+ * in the game (fb_chain_waits): it counts as set.
  */
 static bool defence_set(struct game *g, int *bad)
 {
@@ -329,6 +331,9 @@ static bool defence_set(struct game *g, int *bad)
 		int c = READ_ONCE(ch->l->cpu);
 		struct rq *rq = cpu_rq(c);
 		bool boosted = true, set;
+
+		if (g->v->deadline_high && READ_ONCE(ch->h->dl.dl_throttled))
+			continue;
 
 		if (g->mode == LOCKING_PROXY)
 			boosted = READ_ONCE(ch->h->cpu) == c;
@@ -485,8 +490,10 @@ static bool play_round(struct ktest *t, struct game *g, int r)
 	}
 
 	sched_verify_read(&s0);
-	for (int i = 0; i < g->n; i++)
+	for (int i = 0; i < g->n; i++) {
 		g->ch[i].game_throttled0 = READ_ONCE(g->ch[i].h->dl.nr_throttled);
+		g->ch[i].kickoff_throttled = READ_ONCE(g->ch[i].h->dl.dl_throttled);
+	}
 	g->kickoff_ns = clock_ns();
 	WRITE_ONCE(g->game_on, r);
 	smp_mb();		/* an offence that sees the kick-off sees the game on */

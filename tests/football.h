@@ -41,6 +41,7 @@ struct chain {
 	int exited;			/* atomic: players of the chain gone */
 	uint64_t h_throttled0;		/* H_i's nr_throttled at its spawn, */
 	uint64_t game_throttled0;	/*   at the kick-off */
+	bool kickoff_throttled;		/* H_i throttled at the kick-off */
 };
 
 struct offence {

@@ -51,7 +51,9 @@ static const char *who(struct game *g, struct task *p, int cpu)
  * (the checker does the same).  Nor for the rest of the game: its
  * replenishment is an event like a wakeup, after which the chain gets
  * a CPU back within the bound the checker judges (a look in between
- * saw a foul nobody committed).
+ * saw a foul nobody committed).  The same for one throttled at the
+ * kick-off (its holder spun on H_i's budget before the game: a foul
+ * was counted 50 us after such a replenishment, x86_64, 8 CPUs).
  */
 bool fb_chain_waits(struct game *g, struct chain *ch)
 {
@@ -60,7 +62,7 @@ bool fb_chain_waits(struct game *g, struct chain *ch)
 	if (!READ_ONCE(h->blocked_on))
 		return false;
 	return !(g->v->deadline_high &&
-		 (READ_ONCE(h->dl.dl_throttled) ||
+		 (ch->kickoff_throttled || READ_ONCE(h->dl.dl_throttled) ||
 		  READ_ONCE(h->dl.nr_throttled) != ch->game_throttled0));
 }
 
