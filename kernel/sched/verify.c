@@ -416,7 +416,8 @@ static size_t describe_task(struct report *r, size_t len, struct task *p)
 	else if (k.cls == RANK_DL)
 		OUT(" deadline %llu", (unsigned long long)k.key);
 	else if (p->sched_class == &dl_sched_class)
-		OUT(", throttled deadline");
+		OUT(p->dl.dl_throttled ? ", throttled deadline" :
+		    ", deadline, not queued in its class");
 	else
 		OUT(" %s", p->sched_class->name);
 	return OUT(")");
@@ -545,7 +546,8 @@ static void write_report(struct report *r, struct window *win, uint64_t now,
 		 * than it is (not RT-overloaded, say). */
 		if (!rq->curr->on_rq && rq->curr != rq->idle)
 			OUT(" curr-not-queued");
-		OUT("%s%s%s%s\n", READ_ONCE(rq->cpu->need_resched) ? " resched" : "",
+		OUT("%s%s%s%s%s\n", READ_ONCE(rq->cpu->need_resched) ? " resched" : "",
+		    rq->lock_dropped ? " lock-dropped" : "",
 		    rq->rt.overloaded ? " rt-overloaded" : "",
 		    rq->rt.throttled ? " rt-throttled" : "",
 		    rq->dl.dl_nr_running > 1 ? " dl-overloaded" : "");
