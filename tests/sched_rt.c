@@ -769,6 +769,13 @@ static void throttling_lets_fair_run(struct ktest *t)
 	rt = spawn(t, "rt-thr", thr_hog, (void *)&thr_stalled[1], SCHED_FIFO,
 		   20, 1ULL << x);
 	KASSERT(t, hog && rt);
+	/* Both hogs have run on x before the window: a vCPU that the host
+	 * stopped while x was idle, before it switched to them, charges
+	 * the whole stop to idle at its next switch (seen: idle 104 ms of
+	 * a 500 ms window, riscv64, 8 CPUs on a loaded host). */
+	for (uint64_t t0 = clock_ns(); (!READ_ONCE(hog->nr_switches) ||
+	     !READ_ONCE(rt->nr_switches)) && clock_ns() - t0 < NSEC_PER_SEC;)
+		sleep_ns(MS);
 	sleep_ns(20 * MS);
 	/* The window is what the clock says: our own wakeup may be late. */
 	idle = cpu_rq(x)->idle;
