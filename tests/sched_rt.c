@@ -829,6 +829,11 @@ static void throttling_lets_fair_run(struct ktest *t)
 	KEXPECT(t, rt_ns * 100 >= (rt_ns + fair_ns - st[0]) * 10);
 }
 
+/* throttling_debt_carries_over's RT bandwidth and debt_rt's overrun. */
+#define DEBT_BUDGET_NS (10 * MS)
+#define DEBT_PERIOD_NS (100 * MS)
+#define DEBT_OVERRUN_NS (35 * MS)
+
 /* What debt_rt saw: how long it waited after its overrun, the run time
  * charged to it for the overrun (the spin, and a host stall before the
  * tick that charged it), and the host stalls of its CPU meanwhile (as
@@ -847,7 +852,7 @@ static void debt_rt(void *arg)
 	flags = arch_irq_save();
 	exec0 = task_exec_ns(self);
 	t0 = clock_ns();
-	while (clock_ns() - t0 < 35 * MS)
+	while (clock_ns() - t0 < DEBT_OVERRUN_NS)
 		;
 	st0 = thr_stalled[0];
 	last = clock_ns();	/* the wait starts now, when the tick comes */
@@ -886,7 +891,7 @@ static void throttling_debt_carries_over(struct ktest *t)
 			break;
 		}
 	sched_rt_get_bandwidth(&rt0, &per0);
-	KASSERT_EQ(t, sched_rt_set_bandwidth(10 * MS, 100 * MS), 0);
+	KASSERT_EQ(t, sched_rt_set_bandwidth(DEBT_BUDGET_NS, DEBT_PERIOD_NS), 0);
 	thr_stop = false;
 	thr_stalled[0] = 0;
 	debt_gap_ns = debt_charged_ns = debt_stalls_ns = 0;
@@ -918,9 +923,10 @@ static void throttling_debt_carries_over(struct ktest *t)
 	 * waited under a 2-core host running three 8-CPU guests, where a
 	 * fixed bound of 2 s could not tell a stall from a lost period.
 	 */
-	due = (debt_charged_ns > 35 * MS ? debt_charged_ns - 35 * MS : 0) +
-	      (debt_charged_ns + 10 * MS - 1) / (10 * MS) * (100 * MS) +
-	      debt_stalls_ns + 50 * MS;
+	due = (debt_charged_ns > DEBT_OVERRUN_NS ?
+	       debt_charged_ns - DEBT_OVERRUN_NS : 0) +
+	      (debt_charged_ns + DEBT_BUDGET_NS - 1) / DEBT_BUDGET_NS *
+	      DEBT_PERIOD_NS + debt_stalls_ns + 50 * MS;
 	printk("# throttling_debt_carries_over: waited %llu ms, charged %llu ms "
 	       "for the overrun, host stalls %llu ms while waiting, due within "
 	       "%llu ms\n", (unsigned long long)(debt_gap_ns / MS),
