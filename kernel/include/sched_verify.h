@@ -72,6 +72,10 @@ int sched_verify_start(uint64_t period_ns, uint64_t bound_ns);
 /* Stop sampling; open windows are closed at this moment.  The counters
  * and reports stay readable.  Task context. */
 void sched_verify_stop(void);
+/* Take one sample now, besides the periodic ones (a test samples at the
+ * moment it has set up).  False if the checker is off or every runqueue
+ * lock it tried stayed busy (100 tries).  Task context. */
+bool sched_verify_sample(void);
 /* True while sampling.  Any context. */
 bool sched_verify_running(void);
 /* A snapshot of the counters.  Any context. */

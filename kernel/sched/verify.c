@@ -56,6 +56,9 @@ struct rank {
 /* One window being followed: W waits while a CPU runs lower. */
 struct window {
 	struct task *w;			/* compared by pointer once gone */
+	int tid;			/* w's: a freed task's memory comes
+					   back as a new task (thread.c's
+					   cache) while a window is open */
 	uint64_t start_ns;
 	/* Where start_ns came from: the sample that first saw it, and at
 	 * that moment W's ready_ns, the target's pick_ns and the previous
@@ -247,10 +250,16 @@ static void unlock_all(uint64_t online)
 
 static void close_window(struct window *win, uint64_t end);
 
+/* Is @p the task @win follows (not one reusing its memory)? */
+static bool window_of(const struct window *win, const struct task *p)
+{
+	return win->w == p && win->tid == p->tid;
+}
+
 static struct window *find_window(struct task *w)
 {
 	for (int i = 0; i < sv.nopen; i++)
-		if (sv.open[i].w == w)
+		if (window_of(&sv.open[i], w))
 			return &sv.open[i];
 	return NULL;
 }
@@ -276,6 +285,7 @@ static void see(struct task *w, int src, int target, uint64_t now)
 		win = &sv.open[sv.nopen++];
 		memset(win, 0, sizeof(*win));
 		win->w = w;
+		win->tid = w->tid;
 		win->report = -1;
 		/* The later of the two stamps, but not before the previous
 		 * sample (an older stamp is from another event) or, for the
@@ -326,7 +336,7 @@ static uint64_t window_end(struct window *win, uint64_t now)
 	for (int c = 0; c < ncpus; c++) {
 		struct rq *rq = cpu_rq(c);
 
-		if ((rq->donor == win->w || rq->curr == win->w) &&
+		if ((window_of(win, rq->donor) || window_of(win, rq->curr)) &&
 		    rq->pick_ns > win->last_seen_ns && rq->pick_ns < end)
 			end = rq->pick_ns;
 	}
@@ -630,14 +640,16 @@ static bool waiting_context(struct rq *rq, struct task *w, struct rank *r)
 	return r->cls != RANK_RT || !rt_stepping_aside(rq);
 }
 
-static void sample(void)
+/* One sample; false if it was given up (a runqueue lock stayed busy).
+ * sv.lock held, interrupts off. */
+static bool sample(void)
 {
 	uint64_t online = cpus_online_mask(), now;
 	struct rank donor[NR_CPUS], committed[NR_CPUS];
 
 	if (!lock_all(online)) {
 		sv.st.busy++;
-		return;
+		return false;
 	}
 	/* The time of what the locks now show.  Read before them, it is
 	 * stale by however long a host stopped the sampler's vCPU in
@@ -719,6 +731,7 @@ static void sample(void)
 	unlock_all(online);
 	sv.st.samples++;
 	sv.prev_sample_ns = now;
+	return true;
 }
 
 static void sv_timer_fn(struct timer *t)
@@ -773,6 +786,17 @@ void sched_verify_stop(void)
 	sv.nopen = 0;
 	spin_unlock(&sv.lock, flags);
 	timer_cancel(&sv.timer);
+}
+
+bool sched_verify_sample(void)
+{
+	unsigned long flags = spin_lock(&sv.lock);
+	bool taken = false;
+
+	for (int tries = 0; sv.on && !taken && tries < 100; tries++)
+		taken = sample();
+	spin_unlock(&sv.lock, flags);
+	return taken;
 }
 
 bool sched_verify_running(void)
