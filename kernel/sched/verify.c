@@ -64,6 +64,11 @@ struct window {
 	 * that moment W's ready_ns, the target's pick_ns and the previous
 	 * sample (start is the later stamp, not before that sample). */
 	uint64_t open_ns, open_ready_ns, open_pick_ns, open_prev_ns;
+	/* What that sample saw: the target and its donor, and where W's
+	 * chain led (the task it ended on, where W may run). */
+	int open_target, open_tdonor_tid, open_end_tid, open_end_cpu;
+	struct rank open_tdonor;
+	uint64_t open_may;
 	uint64_t last_seen_ns;
 	int src;			/* where it is queued */
 	int target;			/* lowest-ranked CPU it may run on */
@@ -155,12 +160,14 @@ static const char *rank_name(struct rank r)
  *     unless it was lent here (then it waits to be woken);
  *   - to a sleeping owner, or round a cycle: nowhere (not runnable).
  * All rq locks held: the tasks on the chain cannot be freed meanwhile.
+ * *@end: the task the walk ended on (for a report).
  */
-static uint64_t where_may_run(struct task *w)
+static uint64_t chain_may_run(struct task *w, struct task **end)
 {
 	struct task *p = w;
 	int cpu = w->cpu;
 
+	*end = w;
 	for (int hop = 0;; hop++) {
 		struct mutex *m = READ_ONCE(p->blocked_on);
 		struct task *owner;
@@ -177,6 +184,7 @@ static uint64_t where_may_run(struct task *w)
 		 * before the mark (proxy_chain_of), as for a released one. */
 		if (!owner || owner == p)
 			return p->wake_cpu >= 0 ? 0 : 1ULL << cpu;
+		*end = owner;
 		if (!READ_ONCE(owner->on_rq))
 			return 0;
 		if (owner->cpu != cpu)
@@ -186,6 +194,13 @@ static uint64_t where_may_run(struct task *w)
 	if (cpu_rq(cpu)->curr == p)
 		return 1ULL << cpu;
 	return task_cpus_online(p);
+}
+
+static uint64_t where_may_run(struct task *w)
+{
+	struct task *end;
+
+	return chain_may_run(w, &end);
 }
 
 /*
@@ -300,6 +315,16 @@ static void see(struct task *w, int src, int target, uint64_t now)
 		win->open_ready_ns = w->ready_ns;
 		win->open_pick_ns = cpu_rq(target)->pick_ns;
 		win->open_prev_ns = lower;
+		win->open_target = target;
+		win->open_tdonor_tid = cpu_rq(target)->donor->tid;
+		win->open_tdonor = task_rank(cpu_rq(target)->donor);
+		{
+			struct task *end;
+
+			win->open_may = chain_may_run(w, &end);
+			win->open_end_tid = end->tid;
+			win->open_end_cpu = end->cpu;
+		}
 		for (int c = 0; c < ncpus; c++) {
 			win->ticks0[c] = (uint32_t)cpu_rq(c)->nr_preempt_ticks;
 			win->picks0[c] = (uint32_t)cpu_rq(c)->nr_picks;
@@ -519,6 +544,12 @@ static void write_report(struct report *r, struct window *win, uint64_t now,
 	    (long long)(win->open_ns - win->open_ready_ns) / 1000,
 	    (long long)(win->open_ns - win->open_pick_ns) / 1000,
 	    (long long)(win->open_ns - win->open_prev_ns) / 1000);
+	OUT("when it opened: target cpu%d (donor #%d, %s %llu), chain ended at "
+	    "#%d on cpu%d, may run %#llx\n", win->open_target,
+	    win->open_tdonor_tid, rank_name(win->open_tdonor),
+	    (unsigned long long)win->open_tdonor.key,
+	    win->open_end_tid, win->open_end_cpu,
+	    (unsigned long long)win->open_may);
 	/* Its chain, as the pick would walk it. */
 	for (struct task *p = win->w; p; ) {
 		struct mutex *m = READ_ONCE(p->blocked_on);
