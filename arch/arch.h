@@ -61,7 +61,7 @@ struct boot_info;
  * kmain initialises the page allocator, then calls arch_mmu_init(), then
  * the heap, scheduler, timers, and finally starts the other CPUs with
  * arch_cpu_start().  Each secondary CPU runs its arch init and then calls
- * secondary_main(cpu)                                     [kernel/smp.c]
+ * secondary_main(cpu)                                     [kernel/cpu.c]
  * with interrupts disabled, its stack set to the idle stack it was given
  * and this_cpu() == cpu.
  *

@@ -1,5 +1,5 @@
 /*
- * bench_trace.c - what the scheduler trace costs (kernel/trace.c).
+ * bench_trace.c - what the scheduler trace costs (kernel/trace/).
  *
  *   trace_event  one recorded event: direct calls of the switch record
  *                (three tasks) and of the mutex acquire record (a task

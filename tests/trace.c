@@ -1,5 +1,5 @@
 /*
- * trace.c - tests of the scheduler trace (kernel/trace.c, trace_read.c,
+ * trace.c - tests of the scheduler trace (kernel/trace/: trace.c, read.c,
  * docs/trace.md): a known sequence of two threads and a mutex gives the
  * expected events, in order, with the right fields, in proxy mode (the
  * owner runs with the waiter as donor, the lock is handed off) and in

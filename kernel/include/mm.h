@@ -55,7 +55,7 @@ void kfree(void *p);
  * returns 0 or panics naming the damage.  For tests. */
 int heap_check(void);
 
-/* ---- Caches under memory pressure (kernel/thread.c) ---------------- */
+/* ---- Caches under memory pressure (kernel/sched/thread.c) ---------------- */
 
 /*
  * Freed tasks are kept, with their stacks, for the next thread (a

@@ -293,7 +293,7 @@ extern const struct sched_class rt_sched_class;
 extern const struct sched_class fair_sched_class;
 extern const struct sched_class idle_sched_class;
 
-/* ---- Thread API (kernel/thread.c) ---------------------------------- */
+/* ---- Thread API (kernel/sched/thread.c) ---------------------------------- */
 
 /*
  * Create a kernel thread running fn(arg), runnable at once on @cpu

@@ -1,6 +1,6 @@
 /*
- * trace_ring.h - the trace's ring buffers and task-name table, shared by
- * the recording side (trace.c) and the reading side (trace_read.c) only.
+ * ring.h - the trace's ring buffers and task-name table, shared by
+ * the recording side (trace.c) and the reading side (read.c) only.
  *
  * A record is 32 bytes: a header and 16 bytes of payload, enough for
  * the common events (a switch is three tids, a mutex event two tids
@@ -135,7 +135,7 @@ struct trace_elem {
 };
 
 /* One CPU's ring and what its recording side keeps.  Written only by
- * that CPU with interrupts off; read by anyone (trace_read.c). */
+ * that CPU with interrupts off; read by anyone (read.c). */
 struct trace_cpu {
 	/* head first: riscv64's release store (amoswap) takes no offset */
 	uint64_t head;			/* next position (release-stored) */

@@ -1,10 +1,10 @@
 /*
- * trace_read.c - reading the scheduler trace: copy every CPU's ring
+ * read.c - reading the scheduler trace: copy every CPU's ring
  * while they keep recording, merge the copies by timestamp, format each
  * event as a line of docs/trace.md, and the dump (`trace` in the shell).
  *
  * The copy takes no lock and stops nobody: a record is kept only if no
- * rewrite of it had been announced when it was copied (trace_ring.h),
+ * rewrite of it had been announced when it was copied (trace/ring.h),
  * and an event only if its head and every continuation were kept.
  * Printing thousands of lines then happens from the copy, with every
  * CPU running (and recording) as usual.
@@ -13,7 +13,7 @@
  * tid), else from the live tasks seen when the copy was taken (a task
  * whose entry a later task took), else it prints as "?".
  */
-#include "trace_ring.h"
+#include "ring.h"
 #include "console.h"
 #include "mm.h"
 #include "mutex.h"
@@ -66,7 +66,7 @@ static void validate_cpu(struct snap_cpu *sc)
 }
 
 /* Copy @tc's records since its last reset into @sc, dropping those that were
- * being rewritten (trace_ring.h); keep whole events only and count the
+ * being rewritten (trace/ring.h); keep whole events only and count the
  * others lost. */
 static void copy_cpu(struct trace_cpu *tc, struct snap_cpu *sc)
 {

@@ -1,8 +1,8 @@
 /*
  * trace.c - recording the scheduler trace (kernel/include/trace.h): the
  * per-CPU rings and the hooks the scheduler and mutexes call.  Reading,
- * merging and printing are in trace_read.c; the record layout and how
- * readers avoid torn records in trace_ring.h; the text format in
+ * merging and printing are in read.c; the record layout and how
+ * readers avoid torn records in trace/ring.h; the text format in
  * docs/trace.md.
  *
  * Why lock-free: events come from __schedule and wakeups with rq locks
@@ -12,11 +12,11 @@
  * under rq->lock), so nothing can interleave with a record on its CPU
  * and no other CPU ever writes it: no lock, no atomic read-modify-write.
  * Readers on other CPUs cope through the reserve/head protocol
- * (trace_ring.h).
+ * (trace/ring.h).
  *
  * trace_reset() does not touch what the writers write (their CPUs may
  * be writing): it notes each CPU's head as the start of its trace
- * (trace_ring.h, Reset), so a record never checks for a reset.
+ * (trace/ring.h, Reset), so a record never checks for a reset.
  *
  * Why so few instructions (docs/trace.md, Cost): an uncontended mutex
  * pair records two events, so a record is most of its cost.  A record
@@ -24,7 +24,7 @@
  * pointer to a mutex name that is a string literal, and the raw clock
  * counter (converted when the dump prints it).
  */
-#include "trace_ring.h"
+#include "ring.h"
 #include "mm.h"
 #include "mutex.h"
 #include "sched.h"
@@ -80,7 +80,7 @@ int trace_set_enabled(bool on)
 /*
  * The entry's seqcount is also its writers' lock: a writer moves it from
  * even to odd with a compare-and-swap (two tasks whose ids share the slot
- * take turns), writes, and makes it even again; readers (trace_read.c)
+ * take turns), writes, and makes it even again; readers (read.c)
  * keep a copy that saw the same even value before and after.  Interrupts
  * stay off while it is odd, so the writer is never preempted there.  (A
  * global spinlock here cost about 100 instructions of every thread
@@ -110,7 +110,7 @@ void trace_task_named(const struct task *t)
 }
 
 /* Task context.  Each CPU's trace starts at its head now: an event in
- * progress there is after the reset (trace_ring.h, Reset). */
+ * progress there is after the reset (trace/ring.h, Reset). */
 void trace_reset(void)
 {
 	unsigned long flags = spin_lock(&trace_reset_lock);
@@ -201,7 +201,7 @@ static __always_inline void trace_stop(struct trace_w *w)
  * What a record does not do, and why it need not:
  *  - check for a ring: recording is on only once every CPU has one;
  *  - check for a reset: trace_reset() moves the readers' start
- *    (trace_ring.h, Reset);
+ *    (trace/ring.h, Reset);
  *  - take a lock or an atomic: only this CPU writes its ring, and
  *    interrupts are off for the whole event.
  */
@@ -220,7 +220,7 @@ static __always_inline struct trace_rec *rec_open(struct trace_w *w,
 	w->pos = pos = tc->head;
 	w->n = nrec;
 	ts = arch_clock_raw();
-	/* Announce the rewrite before any store of it (trace_ring.h). */
+	/* Announce the rewrite before any store of it (trace/ring.h). */
 	WRITE_ONCE(tc->reserve, pos + nrec);
 	__atomic_thread_fence(__ATOMIC_RELEASE);	/* smp_wmb */
 	for (unsigned i = 1; i < nrec; i++) {

@@ -8,7 +8,7 @@
  * task's last switch has finished using its stack.  A detached thread is
  * freed by the task that runs after it (finish_task_switch).
  */
-#include "sched/internal.h"
+#include "internal.h"
 #include "mutex.h"
 #include "mm.h"
 #include "string.h"

@@ -1,6 +1,6 @@
 /*
- * smp.c - per-CPU data, bringing up the other CPUs, IPIs and cross-CPU
- * calls.
+ * cpu.c - the CPUs (cpu.h): per-CPU data, bringing up the other CPUs,
+ * IPIs and cross-CPU calls.
  *
  * There is one arch IPI; the reason travels in cpu->ipi_pending, OR-ed in
  * before the IPI is sent and swapped out by the handler, so several
@@ -11,7 +11,6 @@
 #include "boot.h"
 #include "mm.h"
 #include "timer.h"
-#include "sched/internal.h"
 
 struct cpu cpus[NR_CPUS];
 int ncpus = 1;
