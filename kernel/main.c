@@ -17,6 +17,7 @@
 #include "mutex.h"
 #include "scenario.h"
 #include "sched_verify.h"
+#include "crash.h"
 #include "shell.h"
 #include "trace.h"
 #include "timer.h"

@@ -358,18 +358,6 @@ int fdt_find_compatible(const struct fdt *f, int from, const char *compat)
 	return n;
 }
 
-int fdt_find_phandle(const struct fdt *f, uint32_t phandle)
-{
-	int depth = 0, n = fdt_root(f);
-	uint32_t v;
-
-	for (; n >= 0; n = next_node(f, n, &depth))
-		if ((fdt_prop_u32(f, n, "phandle", &v) ||
-		     fdt_prop_u32(f, n, "linux,phandle", &v)) && v == phandle)
-			return n;
-	return -ENOENT;
-}
-
 int fdt_address_cells(const struct fdt *f, int node)
 {
 	uint32_t v;

@@ -28,7 +28,7 @@
 #include "cpu.h"
 #include "mutex.h"
 #include "sched.h"
-#include "shell.h"
+#include "crash.h"
 #include "spinlock.h"
 #include "timer.h"
 #include <string.h>

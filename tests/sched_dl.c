@@ -25,8 +25,8 @@
  * across a 20 ms host stall, so the periodic cases log stalls and excuse
  * only a failed job whose window overlaps one.  A stall is seen by a
  * running task as its own CPU time jumping by more than STALL_NS between
- * two reads in its busy loop, or as a timer interrupt (of sleep_until)
- * coming late.  A scheduler bug still fails: it misses deadlines without
+ * two reads in its busy loop, or as a wakeup from sleep_until() coming
+ * late.  A scheduler bug still fails: it misses deadlines without
  * stalls.  Under -icount there are none.
  */
 #define STALL_NS (150 * US)
@@ -91,33 +91,16 @@ static void burn_exec_ns(uint64_t ns)
 	}
 }
 
-/* Timer callback of sleep_until(): a late interrupt is a host stall. */
-static void sleep_timer_fn(struct timer *tm)
+/* sleep_until(), and a wakeup later than STALL_NS logged as a host
+ * stall (the deadline task runs as soon as its timer fires). */
+static void sleep_until_logged(uint64_t t)
 {
-	uint64_t now = clock_ns();
+	uint64_t now;
 
-	if (now - tm->deadline_ns > STALL_NS)
-		log_stall(tm->deadline_ns, now);
-	wake_up(tm->data);
-}
-
-/* Sleep until clock_ns() >= @t (sleep_ns(), plus stall logging). */
-static void sleep_until(uint64_t t)
-{
-	struct task *self = current();
-	struct timer tm;
-
-	timer_init(&tm, sleep_timer_fn, self);
-	for (;;) {
-		WRITE_ONCE(self->state, TASK_SLEEPING);
-		smp_mb();
-		if (clock_ns() >= t)
-			break;
-		timer_arm(&tm, t);
-		schedule();
-	}
-	WRITE_ONCE(self->state, TASK_RUNNING);
-	timer_cancel(&tm);
+	sleep_until(t);
+	now = clock_ns();
+	if (now - t > STALL_NS)
+		log_stall(t, now);
 }
 
 static struct sched_attr dl_attr(uint64_t runtime, uint64_t deadline, uint64_t period)
@@ -166,7 +149,7 @@ static void periodic_fn(void *arg)
 	for (int k = 0; k < pd->jobs && !pd->stop; k++, release += pd->period) {
 		uint64_t misses = READ_ONCE(self->dl.nr_misses), end;
 
-		sleep_until(release);
+		sleep_until_logged(release);
 		burn_exec_ns(pd->work);
 		end = clock_ns();
 		if (end > release + pd->period || READ_ONCE(self->dl.nr_misses) != misses) {
@@ -393,7 +376,7 @@ static void dl_overrun_is_throttled(struct ktest *t)
 		thread_join(hog);
 		return;
 	}
-	sleep_until(pd.start + 100 * MS);
+	sleep_until_logged(pd.start + 100 * MS);
 	t0 = clock_ns();
 	e0 = READ_ONCE(hog->sum_exec_ns);
 	thr0 = READ_ONCE(hog->dl.nr_throttled);

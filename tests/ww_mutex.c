@@ -1,7 +1,7 @@
 /*
- * ww_mutex.c - tests of kernel/locking/ww_mutex.c: -EALREADY, ABBA
- * between two tasks, cycles of 2..N tasks over N locks, random lock sets
- * on every CPU; each with a wait-die and a wound-wait class.
+ * ww_mutex.c - tests of kernel/locking/ww_mutex.c: -EALREADY, trylock,
+ * ABBA between two tasks, cycles of 2..N tasks over N locks, random lock
+ * sets on every CPU; each with a wait-die and a wound-wait class.
  *
  * Every acquisition is counted: per lock, under the lock, and per task;
  * the two totals must agree and every task must finish (a deadlock that
@@ -104,6 +104,72 @@ static void aa_returns_ealready(struct ktest *t)
 {
 	aa_class(t, &wd_class);
 	aa_class(t, &ww_class);
+}
+
+/* ---- Trylock ------------------------------------------------------- */
+
+static struct {
+	struct ww_mutex *m;
+	volatile int holds, release;
+} tl;
+
+static void trylock_holder(void *arg)
+{
+	(void)arg;
+	ww_mutex_lock(tl.m, NULL);
+	tl.holds = 1;
+	while (!READ_ONCE(tl.release))
+		sleep_ns(100 * NSEC_PER_USEC);
+	ww_mutex_unlock(tl.m);
+}
+
+static void trylock_class(struct ktest *t, struct ww_class *c)
+{
+	struct ww_mutex m;
+	struct ww_acquire_ctx ctx;
+	struct task *holder;
+	bool got;
+
+	ww_mutex_init(&m, c, "ww-try");
+	ww_acquire_init(&ctx, c);
+	/* Free: taken, and counted in the context like ww_mutex_lock. */
+	KEXPECT(t, ww_mutex_trylock(&m, &ctx));
+	KEXPECT_EQ(t, ctx.acquired, 1);
+	KEXPECT(t, m.ctx == &ctx);
+	ww_mutex_unlock(&m);
+	KEXPECT_EQ(t, ctx.acquired, 0);
+	KEXPECT(t, m.ctx == NULL);
+	/* Without a context: a plain trylock. */
+	KEXPECT(t, ww_mutex_trylock(&m, NULL));
+	KEXPECT(t, m.ctx == NULL);
+	ww_mutex_unlock(&m);
+	/* Held by another task: false at once, nothing counted. */
+	tl.m = &m;
+	tl.holds = tl.release = 0;
+	KASSERT_EQ(t, thread_spawn(&holder, "ww-try-holder", trylock_holder,
+				   NULL, NULL), 0);
+	while (!READ_ONCE(tl.holds))
+		sleep_ns(100 * NSEC_PER_USEC);
+	preempt_disable();	/* sleeping would panic: it must not */
+	got = ww_mutex_trylock(&m, &ctx);
+	preempt_enable();
+	KEXPECT(t, !got);
+	KEXPECT_EQ(t, ctx.acquired, 0);
+	if (got)
+		ww_mutex_unlock(&m);
+	tl.release = 1;
+	thread_join(holder);
+	KEXPECT(t, !ww_mutex_is_locked(&m));
+	ww_acquire_done(&ctx);
+	ww_acquire_fini(&ctx);
+}
+
+/* ww_mutex_trylock takes a free lock into the context (or none), and
+ * fails at once on a held one. */
+static void trylock_takes_free_only(struct ktest *t)
+{
+	trylock_class(t, &wd_class);
+	trylock_class(t, &ww_class);
 }
 
 /* ---- ABBA and cycles ------------------------------------------------- */
@@ -297,6 +363,7 @@ static void random_sets_all_cpus(struct ktest *t)
 
 static struct ktest_case ww_mutex_cases[] = {
 	KTEST_CASE(aa_returns_ealready),
+	KTEST_CASE(trylock_takes_free_only),
 	KTEST_CASE_TIMEOUT(abba_two_tasks, 30000),
 	KTEST_CASE_TIMEOUT(cycles_of_n_tasks, 60000),
 	KTEST_CASE_TIMEOUT(random_sets_all_cpus, 60000),

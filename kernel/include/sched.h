@@ -340,6 +340,8 @@ void schedule(void);		/* pick and switch; task context */
 void yield(void);
 /* Sleep for at least @ns nanoseconds.  Task context. */
 void sleep_ns(uint64_t ns);
+/* Sleep until clock_ns() >= @deadline_ns.  Task context. */
+void sleep_until(uint64_t deadline_ns);
 /* CPU time @p has had, including the stretch it is running now.  A
  * snapshot; any context but under a runqueue lock (it takes p's). */
 uint64_t task_exec_ns(struct task *p);

@@ -44,6 +44,18 @@ const struct sched_class *const sched_classes[] = {
 	NULL
 };
 
+/* Empty class ops (internal.h). */
+void sched_nop_rq(struct rq *rq)
+{
+	(void)rq;
+}
+
+void sched_nop_rq_task(struct rq *rq, struct task *p)
+{
+	(void)rq;
+	(void)p;
+}
+
 const struct sched_class *policy_class(int policy)
 {
 	switch (policy) {
@@ -90,13 +102,6 @@ void double_rq_lock(struct rq *a, struct rq *b)
 		spin_lock_raw(&b->lock);
 		spin_lock_raw(&a->lock);
 	}
-}
-
-void double_rq_unlock(struct rq *a, struct rq *b)
-{
-	spin_unlock_raw(&a->lock);
-	if (a != b)
-		spin_unlock_raw(&b->lock);
 }
 
 bool double_lock_balance(struct rq *this_rq, struct rq *busiest)
@@ -753,8 +758,12 @@ static void sleep_timer_fn(struct timer *t)
 
 void sleep_ns(uint64_t ns)
 {
+	sleep_until(clock_ns() + ns);
+}
+
+void sleep_until(uint64_t deadline)
+{
 	struct task *self = current();
-	uint64_t deadline = clock_ns() + ns;
 	struct timer t;
 
 	timer_init(&t, sleep_timer_fn, self);

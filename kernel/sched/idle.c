@@ -20,9 +20,6 @@ static void dequeue_task_idle(struct rq *rq, struct task *p, int flags)
 	panic("idle task %s dequeued", p->name);
 }
 
-static void nop_rq(struct rq *rq) { (void)rq; }
-static void nop_rq_task(struct rq *rq, struct task *p) { (void)rq; (void)p; }
-
 static struct task *pick_next_task_idle(struct rq *rq)
 {
 	return rq->idle;
@@ -40,12 +37,12 @@ const struct sched_class idle_sched_class = {
 	.rank = 0,
 	.enqueue_task = enqueue_task_idle,
 	.dequeue_task = dequeue_task_idle,
-	.yield_task = nop_rq,
-	.wakeup_preempt = nop_rq_task,
+	.yield_task = sched_nop_rq,
+	.wakeup_preempt = sched_nop_rq_task,
 	.pick_next_task = pick_next_task_idle,
-	.put_prev_task = nop_rq_task,
-	.set_next_task = nop_rq_task,
-	.task_tick = nop_rq_task,
+	.put_prev_task = sched_nop_rq_task,
+	.set_next_task = sched_nop_rq_task,
+	.task_tick = sched_nop_rq_task,
 	.select_task_rq = select_task_rq_idle,
 };
 

@@ -30,6 +30,9 @@ static inline bool task_on_cpu(struct rq *rq, struct task *p) { return rq->curr 
 
 /* Classes in order, highest first; NULL terminated.  for_each_class. */
 extern const struct sched_class *const sched_classes[];
+/* Empty ops, for classes that have nothing to do there (stop, idle). */
+void sched_nop_rq(struct rq *rq);
+void sched_nop_rq_task(struct rq *rq, struct task *p);
 #define for_each_class(c) \
 	for (const struct sched_class *const *__c = sched_classes; (c = *__c); __c++)
 /* True if class @a ranks above class @b (sched_classes[]'s order). */
@@ -79,7 +82,6 @@ struct rq *task_rq_lock(struct task *p);
 
 /* Lock two runqueues in CPU-id order (a == b allowed).  Irqs disabled. */
 void double_rq_lock(struct rq *a, struct rq *b);
-void double_rq_unlock(struct rq *a, struct rq *b);
 /*
  * With this_rq locked, also lock @busiest.  If that needs this_rq's lock
  * dropped (to keep the CPU-id order), it is dropped and retaken: returns

@@ -81,20 +81,17 @@ static int select_task_rq_stop(struct task *p, int prev_cpu, int flags)
 	return p->cpu;		/* pinned: a stopper never moves */
 }
 
-static void nop_rq(struct rq *rq) { (void)rq; }
-static void nop_rq_task(struct rq *rq, struct task *p) { (void)rq; (void)p; }
-
 const struct sched_class stop_sched_class = {
 	.name = "stop",
 	.rank = 4,
 	.enqueue_task = enqueue_task_stop,
 	.dequeue_task = dequeue_task_stop,
-	.yield_task = nop_rq,
-	.wakeup_preempt = nop_rq_task,
+	.yield_task = sched_nop_rq,
+	.wakeup_preempt = sched_nop_rq_task,
 	.pick_next_task = pick_next_task_stop,
-	.put_prev_task = nop_rq_task,
-	.set_next_task = nop_rq_task,
-	.task_tick = nop_rq_task,
+	.put_prev_task = sched_nop_rq_task,
+	.set_next_task = sched_nop_rq_task,
+	.task_tick = sched_nop_rq_task,
 	.select_task_rq = select_task_rq_stop,
 };
 

@@ -68,8 +68,6 @@ const char *fdt_name(const struct fdt *f, int node);
 /* Next node after @from (in blob order, -1: from the start) whose
  * "compatible" list contains @compat. */
 int fdt_find_compatible(const struct fdt *f, int from, const char *compat);
-/* Node whose "phandle" property is @phandle. */
-int fdt_find_phandle(const struct fdt *f, uint32_t phandle);
 
 /* ---- Properties --------------------------------------------------- */
 
