@@ -38,6 +38,7 @@
  */
 #include "cpu.h"
 #include "ktest.h"
+#include "blocked_on.h"
 #include "mutex.h"
 #include "mm.h"
 #include "sched.h"

@@ -17,6 +17,7 @@
 #include "cpu.h"
 #include "ktest.h"
 #include "mm.h"
+#include "blocked_on.h"
 #include "mutex.h"
 #include "sched.h"
 #include "scenario.h"

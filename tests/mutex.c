@@ -12,6 +12,7 @@
 #include "ktest.h"
 #include "helpers.h"
 #include "cpu.h"
+#include "blocked_on.h"
 #include "mutex.h"
 #include "sched.h"
 #include "timer.h"

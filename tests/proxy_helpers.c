@@ -7,6 +7,7 @@
 #include "proxy_helpers.h"
 #include "cpu.h"
 #include "sched.h"
+#include "blocked_on.h"
 #include "mutex.h"
 #include "timer.h"
 #include "arch.h"

@@ -11,6 +11,7 @@
 #include "scenario.h"
 #include "cpu.h"
 #include "mm.h"
+#include "blocked_on.h"
 #include "mutex.h"
 #include <printf.h>
 #include <string.h>

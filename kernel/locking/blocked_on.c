@@ -2,10 +2,10 @@
  * blocked_on.c - a task's blocked_on link and the wake queue, shared by
  * the mutex slow paths (mutex.c), wound/wait (ww_mutex.c) and the proxy
  * scheduler (kernel/sched/proxy.c).  What the link means, its values and
- * its lock: kernel/include/mutex.h.
+ * its lock: kernel/include/blocked_on.h.
  */
 #include "cpu.h"
-#include "mutex.h"
+#include "blocked_on.h"
 #include "sched.h"
 
 /* ---- blocked_on ------------------------------------------------------ */

@@ -38,6 +38,7 @@
  * lock free.  A wakeup that finds the waiter RUNNING does nothing, which
  * is safe because the waiter looks at the lock again before it sleeps.
  */
+#include "blocked_on.h"
 #include "mutex.h"
 #include "mutex_pi.h"
 #include "ww_mutex.h"

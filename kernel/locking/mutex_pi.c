@@ -28,6 +28,7 @@
  * past the mutex code, let alone exit.
  */
 #include "cpu.h"
+#include "blocked_on.h"
 #include "mutex_pi.h"
 #include "sched.h"
 

@@ -25,6 +25,7 @@
  * on a lock it holds.
  */
 #include "cpu.h"
+#include "blocked_on.h"
 #include "ww_mutex.h"
 #include "sched.h"
 

@@ -5,7 +5,7 @@
 #ifndef SCHED_PROXY_H
 #define SCHED_PROXY_H
 #include "sched.h"
-#include "mutex.h"
+#include "blocked_on.h"
 
 /*
  * True if the pick must not run @p itself but follow its blocked_on

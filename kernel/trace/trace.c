@@ -26,6 +26,7 @@
  */
 #include "ring.h"
 #include "mm.h"
+#include "blocked_on.h"
 #include "mutex.h"
 #include "sched.h"
 #include "spinlock.h"
