@@ -8,7 +8,7 @@
  * class with its RT priority or its absolute deadline, until
  * sched_set_pi_donor(owner, NULL) gives it back its own.  Transitive
  * chains are walked by mutex_pi.c; here ->pi_donor links are followed to
- * the task whose parameters are really used (pi_ctx).
+ * the task whose parameters are really used (pi_context).
  *
  * Only RT and deadline parameters are lent, as in Linux: a fair waiter
  * ranks nowhere above a fair owner.  A fair or RT owner boosted by a
@@ -21,8 +21,7 @@
 
 #define PI_MAX_DEPTH 64		/* a pi_donor chain longer is a bug */
 
-/* The task whose parameters @p runs with. */
-static struct task *pi_ctx(struct task *p)
+struct task *pi_context(struct task *p)
 {
 	for (int i = 0; i < PI_MAX_DEPTH; i++) {
 		struct task *d = READ_ONCE(p->pi_donor);
@@ -33,29 +32,6 @@ static struct task *pi_ctx(struct task *p)
 	}
 	panic("inherit: pi_donor chain from %s longer than %d", p->name,
 	      PI_MAX_DEPTH);
-}
-
-static bool rt_policy(int policy)
-{
-	return policy == SCHED_FIFO || policy == SCHED_RR;
-}
-
-/* Rank two tasks' own parameters (never their inherited ones). */
-static bool own_before(const struct task *a, const struct task *b)
-{
-	if (a->policy == SCHED_DEADLINE)
-		return b->policy != SCHED_DEADLINE ||
-		       (int64_t)(a->dl.deadline - b->dl.deadline) < 0;
-	if (b->policy == SCHED_DEADLINE)
-		return false;
-	if (rt_policy(a->policy))
-		return !rt_policy(b->policy) || a->rt_priority > b->rt_priority;
-	return false;
-}
-
-bool sched_prio_before(struct task *a, struct task *b)
-{
-	return own_before(pi_ctx(a), pi_ctx(b));
 }
 
 /*
@@ -74,7 +50,7 @@ static void pi_set_params(struct task *p, struct task *ctx)
 		dl->runtime = dl->pi_saved_runtime;
 	}
 	/* Own or lent, prio and class follow ctx's policy (a lender is RT or
-	 * deadline: own_before() never lends a fair context). */
+	 * deadline: sched_own_before() never lends a fair context). */
 	p->prio = normal_prio(ctx);
 	p->sched_class = policy_class(ctx->policy);
 	if (ctx != p && ctx->policy == SCHED_DEADLINE) {
@@ -99,12 +75,12 @@ static void pi_set_params(struct task *p, struct task *ctx)
 static void pi_change(struct task *p, const void *arg)
 {
 	WRITE_ONCE(p->pi_donor, (struct task *)arg);
-	pi_set_params(p, pi_ctx(p));
+	pi_set_params(p, pi_context(p));
 }
 
 void sched_set_pi_donor(struct task *p, struct task *donor)
 {
-	if (donor == p || (donor && !own_before(pi_ctx(donor), p)))
+	if (donor == p || (donor && !sched_own_before(pi_context(donor), p)))
 		donor = NULL;
 	if (!donor && !READ_ONCE(p->pi_donor))
 		return;		/* nothing lent, nothing to give back */
@@ -117,9 +93,9 @@ void sched_pi_reapply(struct task *p)
 
 	if (!d)
 		return;
-	if (!own_before(pi_ctx(d), p)) {
+	if (!sched_own_before(pi_context(d), p)) {
 		WRITE_ONCE(p->pi_donor, NULL);	/* its own now rank first */
 		return;
 	}
-	pi_set_params(p, pi_ctx(d));
+	pi_set_params(p, pi_context(d));
 }

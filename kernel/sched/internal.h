@@ -68,12 +68,26 @@ static inline void sub_nr_running(struct rq *rq, unsigned n) { rq->nr_running -=
  */
 void sched_change(struct task *p, void (*change)(struct task *p, const void *arg),
 		  const void *arg);
+/* Does @a's own context (never an inherited one) run before @b's?
+ * Deadline by deadline, then RT by priority; fair never (core.c). */
+bool sched_own_before(const struct task *a, const struct task *b);
+/* inherit.c: the task whose parameters @p runs with (@p, or along
+ * ->pi_donor the lender's). */
+struct task *pi_context(struct task *p);
 /* inherit.c: after sched_setattr changed @p's own parameters, keep the
  * priority inherited from a lender that still ranks first.  In a
  * sched_change. */
 void sched_pi_reapply(struct task *p);
 
-/* Take @p off @rq (DEQUEUE_*; on_rq = 0).  rq->lock held. */
+/* Put @p on @rq (ENQUEUE_*; on_rq = 1, its ready stamp) / take it off
+ * (DEQUEUE_*; on_rq = 0).  rq->lock held. */
+static inline void activate_task(struct rq *rq, struct task *p, int flags)
+{
+	p->sched_class->enqueue_task(rq, p, flags);
+	list_add_tail(&p->rq_node, &rq->tasks);
+	p->on_rq = 1;
+	p->ready_ns = rq->clock_ns;
+}
 void deactivate_task(struct rq *rq, struct task *p, int flags);
 
 /* Lock the runqueue @p is on, coping with @p moving meanwhile.  Irqs
