@@ -15,10 +15,8 @@
 
 extern int panic_cpu;
 
-static const char *task_name_or_boot(struct cpu *c)
+static const char *task_name_or_boot(struct task *t)
 {
-	struct task *t = c->rq.curr;
-
 	return t ? t->name : "boot";
 }
 
@@ -39,6 +37,7 @@ static void stop_other_cpus(int self)
 
 void __panic(const char *file, int line, const char *fmt, ...)
 {
+	struct sched_cpu_view v;
 	struct cpu *c;
 	int expected = -1;
 	va_list ap;
@@ -58,11 +57,12 @@ void __panic(const char *file, int line, const char *fmt, ...)
 		arch_halt();
 	}
 	printk("\n");
+	sched_cpu_view(c->id, &v);
 	printk("PANIC at %s:%d on cpu%d (task %s", file, line, c->id,
-	       task_name_or_boot(c));
+	       task_name_or_boot(v.curr));
 	/* Under proxy execution the scheduling context may be another task. */
-	if (c->rq.donor && c->rq.donor != c->rq.curr)
-		printk(", donor %s", c->rq.donor->name);
+	if (v.donor && v.donor != v.curr)
+		printk(", donor %s", v.donor->name);
 	printk("): ");
 	va_start(ap, fmt);
 	vprintk(fmt, ap);

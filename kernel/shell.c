@@ -86,17 +86,19 @@ static int cmd_cpus(int argc, char **argv)
 	shell_printf("  cpu  arch-id  online  timer-irqs  deferred        ipis  tasks\n");
 	for (int i = 0; i < ncpus; i++) {
 		struct cpu *c = cpu_by_id(i);
+		struct sched_cpu_view v;
 
 		/* Statistics read without locks: a snapshot, may be stale.
 		 * deferred: interrupts that left due timers for the next
 		 * one (the bound in kernel/timer.c). */
+		sched_cpu_view(i, &v);
 		shell_printf("  %3d  %7llu  %-6s  %10llu  %8llu  %10llu  %5u\n",
 			     c->id, (unsigned long long)c->arch_id,
 			     READ_ONCE(c->online) ? "yes" : "no",
 			     (unsigned long long)READ_ONCE(c->nr_timer_irqs),
 			     (unsigned long long)READ_ONCE(c->nr_timer_defers),
 			     (unsigned long long)READ_ONCE(c->nr_ipis),
-			     READ_ONCE(c->rq.nr_running));
+			     v.nr_running);
 	}
 	return 0;
 }
@@ -121,6 +123,7 @@ struct ps_snapshot {
 static void ps_collect(struct task *t, void *arg)
 {
 	struct ps_snapshot *s = arg;
+	struct sched_cpu_view v;
 	struct ps_row *r;
 
 	if (s->n == s->max) {
@@ -132,8 +135,9 @@ static void ps_collect(struct task *t, void *arg)
 	r->state = t->state;
 	r->cpu = t->cpu;
 	r->prio = t->prio;
-	r->class = t->sched_class->name;
-	r->on_cpu = cpus[t->cpu].rq.curr == t;
+	r->class = task_class_name(t);
+	sched_cpu_view(t->cpu, &v);
+	r->on_cpu = v.curr == t;
 	r->runtime_ns = t->sum_exec_ns;
 	memcpy(r->name, t->name, TASK_NAME_LEN);
 	r->name[TASK_NAME_LEN - 1] = '\0';
@@ -147,10 +151,9 @@ static void ps_collect(struct task *t, void *arg)
 	else if (t->blocked_on)
 		snprintf(r->note, sizeof(r->note), "waits for %s%s",
 			 t->blocked_on->name, t->parked_on ? " (parked)" : "");
-	else if (r->on_cpu && cpus[t->cpu].rq.donor != t &&
-		 cpus[t->cpu].rq.donor != cpus[t->cpu].rq.stop)
+	else if (r->on_cpu && v.donor != t)
 		snprintf(r->note, sizeof(r->note), "runs for %s",
-			 cpus[t->cpu].rq.donor->name);
+			 v.donor->name);
 }
 
 static int ps_snapshot_all(void *arg)

@@ -15,7 +15,7 @@
 #include "cpu.h"
 #include "mm.h"
 #include "random.h"
-#include "../kernel/sched/internal.h"
+#include "../kernel/sched/testing.h"
 #include <printf.h>
 
 #define ROUNDS 7

@@ -22,7 +22,7 @@
 #include "sched.h"
 #include "arch.h"
 #include <printf.h>
-#include "../kernel/sched/internal.h"
+#include "../kernel/sched/testing.h"
 
 #define ROUNDS 7
 #define CYCLES 500

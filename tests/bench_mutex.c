@@ -18,7 +18,7 @@
 #include "timer.h"
 #include "arch.h"
 #include "string.h"
-#include "../kernel/sched/proxy.h"
+#include "../kernel/sched/testing.h"
 #include <printf.h>
 
 #define ROUNDS 7

@@ -28,7 +28,7 @@
 #include "string.h"
 #include <printf.h>
 #include <stddef.h>
-#include "../kernel/sched/internal.h"
+#include "../kernel/sched/testing.h"
 
 /* ---- proxy_hop ------------------------------------------------------- */
 

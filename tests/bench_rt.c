@@ -18,7 +18,7 @@
 #include "timer.h"
 #include "arch.h"
 #include <printf.h>
-#include "../kernel/sched/internal.h"
+#include "../kernel/sched/testing.h"
 
 #define ROUNDS 7
 #define PICK_ITERS 1000

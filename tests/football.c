@@ -71,7 +71,7 @@
 #include "arch.h"
 #include "string.h"
 #include <printf.h>
-#include "../kernel/sched/internal.h"
+#include "../kernel/sched/testing.h"
 
 #define FB_WAIT_NS (5000 * MS)		/* any wait for a state, at most */
 #define FB_SETTLE_NS (200 * MS)		/* for the defence to be set, at most */

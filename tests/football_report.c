@@ -10,7 +10,7 @@
 #include "trace.h"
 #include "string.h"
 #include <printf.h>
-#include "../kernel/sched/internal.h"
+#include "../kernel/sched/testing.h"
 
 #define FB_TRACE_BEFORE (3 * MS)	/* the trace printed before a foul */
 #define FB_TRACE_AFTER (MS / 2)		/*   and after it */

@@ -23,12 +23,12 @@
 #include "ktest.h"
 #include "helpers.h"
 #include "cpu.h"
+#include "blocked_on.h"
 #include "mutex.h"
 #include "sched.h"
 #include "timer.h"
 #include "string.h"
 #include <random.h>
-#include "../kernel/sched/internal.h"	/* cpus_online_mask */
 
 #define NR_MUTEXES 8
 #define ITERS 250

@@ -20,7 +20,7 @@
 #include "timer.h"
 #include "arch.h"
 #include "string.h"
-#include "../kernel/sched/internal.h"
+#include "../kernel/sched/testing.h"
 
 /* ---- Helpers --------------------------------------------------------- */
 

@@ -41,7 +41,7 @@
 #include "string.h"
 #include "trace.h"
 #include <printf.h>
-#include "../kernel/sched/internal.h"
+#include "../kernel/sched/testing.h"
 
 #define CS (10 * MS)		/* the owner's section, CPU time */
 

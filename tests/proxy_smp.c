@@ -27,7 +27,7 @@
 #include "string.h"
 #include "errno.h"
 #include <random.h>
-#include "../kernel/sched/internal.h"
+#include "../kernel/sched/testing.h"
 
 #define CS (10 * MS)		/* an owner's critical section, CPU time */
 #define HOG (200 * MS)		/* a medium RT hog, CPU time */

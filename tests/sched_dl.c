@@ -13,7 +13,7 @@
 #include "sched.h"
 #include "timer.h"
 #include "errno.h"
-#include "../kernel/sched/internal.h"
+#include "../kernel/sched/testing.h"
 
 #define MS NSEC_PER_MSEC
 #define US NSEC_PER_USEC

@@ -15,7 +15,7 @@
 #include "timer.h"
 #include "mm.h"
 #include "random.h"
-#include "../kernel/sched/internal.h"
+#include "../kernel/sched/testing.h"
 
 static volatile bool stop_flag;
 

@@ -38,7 +38,7 @@
 #include "errno.h"
 #include <printf.h>
 #include <string.h>
-#include "../kernel/sched/internal.h"
+#include "../kernel/sched/testing.h"
 
 #define HOLD_CAP_NS NSEC_PER_SEC
 

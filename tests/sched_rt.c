@@ -18,8 +18,7 @@
 #include "timer.h"
 #include "arch.h"
 #include <string.h>
-#include "../kernel/sched/internal.h"
-#include "../kernel/sched/cpupri.h"
+#include "../kernel/sched/testing.h"
 
 #define MS NSEC_PER_MSEC
 

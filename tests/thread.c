@@ -11,7 +11,7 @@
 #include "mutex.h"
 #include "mm.h"
 #include "string.h"
-#include "../kernel/sched/internal.h"
+#include "../kernel/sched/testing.h"
 
 struct placed {
 	int want_cpu;

@@ -331,6 +331,44 @@ struct task *current(void);
  * under proxy execution the blocked task current() runs on behalf of. */
 struct task *current_donor(void);
 
+/* ---- What runs: snapshots for ps, panic and assertions ---------------- */
+
+/* The name of @p's class: "stop", "deadline", "rt", "fair" or "idle".
+ * Racy (a class change may be under way); any context. */
+const char *task_class_name(const struct task *p);
+/* The name of the class tasks of @policy (SCHED_*) run in; NULL if it
+ * is not a policy. */
+const char *sched_policy_class_name(int policy);
+
+/* What CPU @cpu runs, read without locks (consistent only inside
+ * stop_machine(); panic reads it as it is).  Before the scheduler is up
+ * on that CPU, curr and donor are NULL. */
+struct sched_cpu_view {
+	struct task *curr;		/* whose code runs */
+	struct task *donor;		/* whose scheduling context: curr, or
+					   under proxy execution the blocked
+					   task curr runs for */
+	unsigned nr_running;		/* queued tasks, idle excluded */
+};
+void sched_cpu_view(int cpu, struct sched_cpu_view *v);
+
+/* The scheduling context the caller runs with, read at one moment under
+ * its runqueue's lock: the donor (current(), or the blocked task it runs
+ * for), that task's class name and effective priority.  Task context. */
+struct sched_context {
+	struct task *donor;
+	const char *class_name;
+	int prio;
+};
+void sched_current_context(struct sched_context *ctx);
+
+/* Deadlock reports of proxy execution (kernel/sched/proxy.c), for the
+ * scenario runner and the tests: how many blocked_on cycles were found,
+ * and the last one, as printed. */
+#define PROXY_REPORT_LEN 256
+extern unsigned long proxy_nr_deadlocks;
+extern char proxy_deadlock_report[PROXY_REPORT_LEN];
+
 /* ---- Scheduler API (kernel/sched/core.c) ---------------------------- */
 
 void sched_init(void);		/* boot CPU, once */

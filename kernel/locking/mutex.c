@@ -185,7 +185,7 @@ bool mutex_trylock(struct mutex *m)
 {
 	unsigned long flags = arch_irq_save();
 	struct cpu *c = this_cpu();
-	struct task *curr = c->rq.curr;
+	struct task *curr = current_task();
 	bool taken;
 
 	if (c->preempt_count >= HARDIRQ_OFFSET)

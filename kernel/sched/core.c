@@ -54,6 +54,43 @@ const struct sched_class *policy_class(int policy)
 	return NULL;
 }
 
+const char *task_class_name(const struct task *p)
+{
+	return READ_ONCE(p->sched_class)->name;
+}
+
+const char *sched_policy_class_name(int policy)
+{
+	const struct sched_class *c = policy_class(policy);
+
+	return c ? c->name : NULL;
+}
+
+void sched_cpu_view(int cpu, struct sched_cpu_view *v)
+{
+	struct rq *rq = cpu_rq(cpu);
+
+	v->curr = READ_ONCE(rq->curr);
+	v->donor = READ_ONCE(rq->donor);
+	v->nr_running = READ_ONCE(rq->nr_running);
+}
+
+void sched_current_context(struct sched_context *ctx)
+{
+	struct task *self = current();
+	unsigned long flags;
+	struct rq *rq;
+
+	preempt_disable();		/* stay on this CPU */
+	rq = this_rq();
+	flags = spin_lock(&rq->lock);
+	ctx->donor = rq->curr == self ? rq->donor : self;
+	ctx->class_name = ctx->donor->sched_class->name;
+	ctx->prio = ctx->donor->prio;
+	spin_unlock(&rq->lock, flags);
+	preempt_enable();
+}
+
 /* ---- The order of scheduling contexts ---------------------------------- */
 
 static bool rt_policy(int policy)

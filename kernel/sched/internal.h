@@ -228,7 +228,7 @@ void task_trampoline(void *unused) __noreturn;
 
 /* core.c: called by the new task first thing / by each switch's winner. */
 void finish_task_switch(void);
-/* core.c: make a freshly created task runnable. */
+/* wakeup.c: make a freshly created task runnable. */
 void wake_up_new_task(struct task *p);
 
 #include "proxy.h"		/* proxy execution (proxy.c) */

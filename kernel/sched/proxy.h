@@ -91,20 +91,16 @@ void proxy_wake_donors(struct task *owner);
  * on, if any.  p->pi_lock held. */
 void proxy_unpark(struct task *p);
 
-/* core.c: wake a donor parked on an owner that woke on @cpu; it goes to
+/* wakeup.c: wake a donor parked on an owner that woke on @cpu; it goes to
  * @cpu, lent there if its affinity does not allow it (p->wake_cpu).
  * Only if it still waits for a mutex and has not parked elsewhere. */
 void wake_up_donor(struct task *p, int cpu);
 
-/* Deadlock reports (for the shell and the tests): how many blocked_on
- * cycles were found, and the last one, as printed. */
-#define PROXY_REPORT_LEN 256
+/* The hops a deadlock report names (proxy_deadlock_report, sched.h). */
 #define PROXY_MAX_REPORT_HOPS 16
-extern unsigned long proxy_nr_deadlocks;
 /* How many times a donor's chain moved to its owner's CPU (racy count,
  * for the tests and the shell). */
 extern unsigned long proxy_nr_migrations;
 /* How many times push/pull moved a chain of two or more tasks. */
 extern unsigned long proxy_nr_chain_moves;
-extern char proxy_deadlock_report[PROXY_REPORT_LEN];
 #endif
