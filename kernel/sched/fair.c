@@ -130,7 +130,7 @@ static void avg_sums(const struct cfs_rq *cfs, int64_t *avg, int64_t *load)
 	}
 }
 
-static uint64_t avg_vruntime(const struct cfs_rq *cfs)
+uint64_t avg_vruntime(const struct cfs_rq *cfs)
 {
 	int64_t avg, load;
 
@@ -155,7 +155,7 @@ static inline bool __vruntime_eligible(const struct cfs_rq *cfs, int64_t avg,
 	return avg >= (int64_t)(vruntime - cfs->min_vruntime) * load;
 }
 
-static bool vruntime_eligible(const struct cfs_rq *cfs, uint64_t vruntime)
+bool vruntime_eligible(const struct cfs_rq *cfs, uint64_t vruntime)
 {
 	int64_t avg, load;
 
@@ -773,18 +773,6 @@ void fair_set_params(struct task *p, const struct sched_attr *attr)
 	se->weight = w;
 	se->custom_slice = attr && attr->slice_ns;
 	se->slice = se->custom_slice ? attr->slice_ns : SCHED_BASE_SLICE_NS;
-}
-
-/* ---- For tests and benches ---------------------------------------------- */
-
-uint64_t fair_avg_vruntime(struct rq *rq)
-{
-	return avg_vruntime(&rq->cfs);
-}
-
-bool fair_entity_eligible(struct rq *rq, const struct sched_entity *se)
-{
-	return entity_eligible(&rq->cfs, se);
 }
 
 const struct sched_class fair_sched_class = {

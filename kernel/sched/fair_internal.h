@@ -38,6 +38,10 @@ static inline int64_t entity_key(const struct cfs_rq *cfs, const struct sched_en
 	return (int64_t)(se->vruntime - cfs->min_vruntime);
 }
 
+/* fair.c: V, the queue's weighted average vruntime; is @vruntime
+ * eligible (not ahead of V)?  rq->lock held. */
+uint64_t avg_vruntime(const struct cfs_rq *cfs);
+bool vruntime_eligible(const struct cfs_rq *cfs, uint64_t vruntime);
 /* fair.c: the eligible entity with the earliest virtual deadline
  * (@protect: let curr finish its request first).  rq->lock held. */
 struct sched_entity *pick_eevdf(struct cfs_rq *cfs, bool protect);

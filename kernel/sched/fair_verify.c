@@ -3,7 +3,8 @@
  * benches (tests/sched_fair.c checks it after every step of its random
  * walk): the tree is ordered by virtual deadline, the augmented
  * min_vruntime is fresh, the cached leftmost and the V sums match the
- * tree, nr_running and load match the queue, and someone is eligible.
+ * tree, nr_running and load match the queue, and someone is eligible;
+ * and V and eligibility as the tests read them.
  */
 #include "fair_internal.h"
 
@@ -68,4 +69,16 @@ const char *fair_rq_verify(struct rq *rq)
 	if (n && !pick_eevdf(cfs, true))
 		return "no eligible entity";
 	return NULL;
+}
+
+/* ---- For tests and benches ---------------------------------------------- */
+
+uint64_t fair_avg_vruntime(struct rq *rq)
+{
+	return avg_vruntime(&rq->cfs);
+}
+
+bool fair_entity_eligible(struct rq *rq, const struct sched_entity *se)
+{
+	return vruntime_eligible(&rq->cfs, se->vruntime);
 }
