@@ -58,45 +58,6 @@ static struct task *spawn_fair(struct ktest *t, const char *name,
 	return spawn_attr(t, name, fn, arg, &a);
 }
 
-/* Become FIFO 99 on the test CPU, in locking mode @mode; undo with
- * scenario_end().  Returns false (case skipped/failed) if impossible. */
-static enum locking_mode saved_mode;
-
-static bool scenario_begin(struct ktest *t, enum locking_mode mode)
-{
-	struct sched_attr a = { .policy = SCHED_FIFO, .rt_priority = 99 };
-
-	saved_mode = locking_mode;
-	if (locking_set_mode(locking_mode_name(mode)) != 0) {
-		ktest_fail(t, __FILE__, __LINE__, "locking_set_mode(%s) failed",
-			   locking_mode_name(mode));
-		return false;
-	}
-	if (sched_setaffinity(current(), 1ULL << test_cpu()) != 0 ||
-	    sched_setattr(current(), &a) != 0) {
-		ktest_fail(t, __FILE__, __LINE__, "cannot become FIFO 99 on cpu%d",
-			   test_cpu());
-		return false;
-	}
-	return true;
-}
-
-static void scenario_end(void)
-{
-	struct sched_attr a = { .policy = SCHED_NORMAL };
-
-	sched_setattr(current(), &a);
-	sched_setaffinity(current(), ~0ULL);
-	locking_set_mode(locking_mode_name(saved_mode));
-}
-
-/* Wait (sleeping, so lower priorities run) until *flag is set. */
-static void wait_flag(volatile int *flag)
-{
-	while (!READ_ONCE(*flag))
-		sleep_ns(MS / 2);
-}
-
 /* Busy until @p waits for @m (or 2 s passed: then the verdicts fail).
  * Not a timed guess: a host stall can swallow any fixed time. */
 static void spin_until_blocked(struct task *volatile *p, struct mutex *m)
@@ -108,11 +69,6 @@ static void spin_until_blocked(struct task *volatile *p, struct mutex *m)
 		arch_cpu_relax();
 }
 
-static void join(struct task *p)
-{
-	if (p)
-		thread_join(p);
-}
 
 /* ---- Priority inversion, in each mode ------------------------------- */
 
@@ -169,18 +125,18 @@ static void run_inversion(struct ktest *t, enum locking_mode mode)
 {
 	struct task *low, *high;
 
-	if (!scenario_begin(t, mode))
+	if (!px_begin_mode(t, test_cpu(), mode))
 		return;
 	memset(&inv, 0, sizeof(inv));
 	mutex_init(&inv.m, "inv-m");
 	low = spawn_rt(t, "inv-low", inv_low, NULL, 10);
-	wait_flag(&inv.low_holds);
+	px_wait_flag(&inv.low_holds);
 	inv.hog = spawn_rt(t, "inv-hog", inv_hog, NULL, 50);
 	high = inv.high = spawn_rt(t, "inv-high", inv_high, NULL, 90);
-	join(high);
-	join(inv.hog);
-	join(low);
-	scenario_end();
+	px_join(high);
+	px_join(inv.hog);
+	px_join(low);
+	px_end();
 	printk("# %s: high waited %llu us; the medium hog had run %llu us "
 	       "by then; low ran with %s's context\n", locking_mode_name(mode),
 	       (unsigned long long)(inv.wait_ns / 1000),
@@ -265,25 +221,25 @@ static void chain_of_seven(struct ktest *t)
 	static const char *names[CHAIN] = { "chain-m0", "chain-m1", "chain-m2",
 		"chain-m3", "chain-m4", "chain-m5", "chain-m6" };
 
-	if (!scenario_begin(t, LOCKING_PROXY))
+	if (!px_begin_mode(t, test_cpu(), LOCKING_PROXY))
 		return;
 	memset(&ch, 0, sizeof(ch));
 	for (int i = 0; i < CHAIN; i++)
 		mutex_init(&ch.m[i], names[i]);
 	for (int i = 0; i < CHAIN; i++) {
 		h[i] = spawn_fair(t, "chain-holder", chain_holder, (void *)(long)i, 0);
-		wait_flag(&ch.holds[i]);
+		px_wait_flag(&ch.holds[i]);
 	}
 	sleep_ns(2 * MS);		/* holder i now waits for m[i-1] */
 	ch.hog = spawn_rt(t, "chain-hog", chain_hog, NULL, 50);
 	ch.top = spawn_rt(t, "chain-top", chain_top, NULL, 90);
 	sleep_ns(MS);			/* top blocks on m[6]: h0 runs for it */
 	ch.go = 1;
-	join(ch.top);
-	join(ch.hog);
+	px_join(ch.top);
+	px_join(ch.hog);
 	for (int i = 0; i < CHAIN; i++)
-		join(h[i]);
-	scenario_end();
+		px_join(h[i]);
+	px_end();
 	/* Releases in chain order, then the top task, before the hog ran. */
 	KASSERT_EQ(t, ch.norder, CHAIN + 1);
 	for (int i = 0; i <= CHAIN; i++)
@@ -344,23 +300,23 @@ static void several_donors(struct ktest *t)
 {
 	struct task *o, *hog;
 
-	if (!scenario_begin(t, LOCKING_PROXY))
+	if (!px_begin_mode(t, test_cpu(), LOCKING_PROXY))
 		return;
 	memset(&mu, 0, sizeof(mu));
 	mutex_init(&mu.m1, "multi-m1");
 	mutex_init(&mu.m2, "multi-m2");
 	o = spawn_fair(t, "multi-owner", multi_owner, NULL, 0);
-	wait_flag(&mu.holds);
+	px_wait_flag(&mu.holds);
 	hog = spawn_rt(t, "multi-hog", multi_hog, NULL, 20);
 	mu.a = spawn_rt(t, "multi-a", multi_waiter, &mu.m1, 30);
 	while (mu.a && !READ_ONCE(mu.a->blocked_on))
 		sleep_ns(MS / 2);
 	mu.b = spawn_rt(t, "multi-b", multi_waiter, &mu.m2, 60);
-	join(mu.b);
-	join(mu.a);
-	join(hog);
-	join(o);
-	scenario_end();
+	px_join(mu.b);
+	px_join(mu.a);
+	px_join(hog);
+	px_join(o);
+	px_end();
 	KEXPECT(t, mu.donor_before == mu.b);
 	KEXPECT(t, mu.donor_between == mu.a);
 }
@@ -457,22 +413,22 @@ static void run_cross(struct ktest *t, int owner_nice,
 	struct task *o, *hog = NULL;
 	struct task *w;
 
-	if (!scenario_begin(t, LOCKING_PROXY))
+	if (!px_begin_mode(t, test_cpu(), LOCKING_PROXY))
 		return;
 	memset(&cx, 0, sizeof(cx));
 	cx.cs = cs;
 	mutex_init(&cx.m, "cross-m");
 	o = spawn_fair(t, "cross-owner", cross_owner, NULL, owner_nice);
-	wait_flag(&cx.holds);
+	px_wait_flag(&cx.holds);
 	if (hog_attr)
 		hog = spawn_attr(t, "cross-hog", cross_hog, (void *)(long)(30 * MS),
 				 hog_attr);
 	w = spawn_attr(t, "cross-waiter", cross_waiter, NULL, waiter_attr);
 	cx.waiter = w;
-	join(w);
-	join(hog);
-	join(o);
-	scenario_end();
+	px_join(w);
+	px_join(hog);
+	px_join(o);
+	px_end();
 	KEXPECT(t, cx.owner_donor == w);
 	/* Execution time to the owner, none to the blocked waiter. */
 	KEXPECT(t, cx.owner_exec1 - cx.owner_exec0 >= cs);
@@ -623,12 +579,12 @@ static void owner_sleeps(struct ktest *t)
 	struct thread_opts o = { .attr = &a };
 	struct task *own, *w = NULL;
 
-	if (!scenario_begin(t, LOCKING_PROXY))
+	if (!px_begin_mode(t, test_cpu(), LOCKING_PROXY))
 		return;
 	memset(&sl, 0, sizeof(sl));
 	mutex_init(&sl.m, "sleepy-m");
 	own = spawn_fair(t, "sleepy-owner", sleepy_owner, NULL, 0);
-	wait_flag(&sl.holds);
+	px_wait_flag(&sl.holds);
 	KASSERT_EQ(t, thread_spawn(&w, "sleepy-donor", sleepy_waiter, NULL, &o), 0);
 	sl.donor = w;
 	/* The owner sleeps until told: wait (2 s at most) for the donor to
@@ -640,9 +596,9 @@ static void owner_sleeps(struct ktest *t)
 	sl.parked_on = READ_ONCE(w->parked_on);
 	sl.release = 1;
 	wake_up(own);
-	join(w);
-	join(own);
-	scenario_end();
+	px_join(w);
+	px_join(own);
+	px_end();
 	KEXPECT_EQ(t, sl.donor_on_rq_while_asleep, 0);
 	KEXPECT(t, sl.parked_on == own);
 	KEXPECT(t, sl.owner_donor == w);
@@ -697,20 +653,20 @@ static void unlock_hands_to_donor(struct ktest *t)
 {
 	struct task *o;
 
-	if (!scenario_begin(t, LOCKING_PROXY))
+	if (!px_begin_mode(t, test_cpu(), LOCKING_PROXY))
 		return;
 	memset(&ho, 0, sizeof(ho));
 	mutex_init(&ho.m, "handoff-m");
 	o = spawn_fair(t, "handoff-owner", handoff_owner, NULL, 0);
-	wait_flag(&ho.holds);
+	px_wait_flag(&ho.holds);
 	ho.first = spawn_fair(t, "handoff-first", handoff_waiter, NULL, 0);
 	while (!READ_ONCE(ho.first->blocked_on))
 		sleep_ns(MS / 2);
 	ho.donor = spawn_rt(t, "handoff-donor", handoff_waiter, NULL, 70);
-	join(ho.donor);
-	join(ho.first);
-	join(o);
-	scenario_end();
+	px_join(ho.donor);
+	px_join(ho.first);
+	px_join(o);
+	px_end();
 	KASSERT_EQ(t, ho.ngot, 2);
 	KEXPECT(t, ho.owner_after_unlock == ho.donor);
 	KEXPECT(t, ho.got[0] == ho.donor);
@@ -754,7 +710,7 @@ static void run_cycle(struct ktest *t, int n, bool spread)
 	unsigned long before = proxy_nr_deadlocks;
 	int timeouts;
 
-	if (!scenario_begin(t, LOCKING_PROXY))
+	if (!px_begin_mode(t, test_cpu(), LOCKING_PROXY))
 		return;
 	memset(&cy, 0, sizeof(cy));
 	cy.n = n;
@@ -772,8 +728,8 @@ static void run_cycle(struct ktest *t, int n, bool spread)
 			ktest_fail(t, __FILE__, __LINE__, "thread_spawn %s", tnames[i]);
 	}
 	for (int i = 0; i < n; i++)
-		join(p[i]);
-	scenario_end();
+		px_join(p[i]);
+	px_end();
 	KEXPECT(t, proxy_nr_deadlocks > before);
 	/* At least one timed out; once it let go of its own mutex the
 	 * others may have had theirs. */

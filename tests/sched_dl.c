@@ -2,7 +2,7 @@
  * sched_dl.c - tests of the deadline class (kernel/sched/deadline.c):
  * EDF + CBS keep a feasible set on time, an overrunning task is throttled
  * to its bandwidth without hurting the others, admission control, class
- * precedence over RT, and global EDF across CPUs.
+ * precedence over RT, and global EDF across CPUs (sched_dl_smp.c).
  *
  * Times are guest time (clock_ns()); a task's own CPU time is read with
  * task_exec_ns() so that a preempted task does not count others' time as
@@ -14,9 +14,7 @@
 #include "timer.h"
 #include "errno.h"
 #include "../kernel/sched/testing.h"
-
-#define MS NSEC_PER_MSEC
-#define US NSEC_PER_USEC
+#include "sched_dl.h"
 
 /*
  * Host noise.  Without -icount the guest clock is the host's: while the
@@ -103,14 +101,8 @@ static void sleep_until_logged(uint64_t t)
 		log_stall(t, now);
 }
 
-static struct sched_attr dl_attr(uint64_t runtime, uint64_t deadline, uint64_t period)
-{
-	return (struct sched_attr){ .policy = SCHED_DEADLINE, .dl_runtime = runtime,
-				    .dl_deadline = deadline, .dl_period = period };
-}
-
-static int spawn(struct task **t, const char *name, void (*fn)(void *), void *arg,
-		 const struct sched_attr *attr, uint64_t affinity)
+int dl_test_spawn(struct task **t, const char *name, void (*fn)(void *),
+		  void *arg, const struct sched_attr *attr, uint64_t affinity)
 {
 	struct thread_opts o = { .attr = attr, .affinity = affinity };
 
@@ -191,7 +183,7 @@ static int spawn_periodic(struct ktest *t, struct task **task, struct periodic *
 			  int cpu)
 {
 	struct sched_attr a = dl_attr(pd->runtime, pd->period, pd->period);
-	int err = spawn(task, "dl-periodic", periodic_fn, pd, &a, 1ULL << cpu);
+	int err = dl_test_spawn(task, "dl-periodic", periodic_fn, pd, &a, 1ULL << cpu);
 
 	KEXPECT_EQ(t, err, 0);
 	return err;
@@ -333,10 +325,10 @@ static void dl_feasible_set_meets_deadlines(struct ktest *t)
 
 /* ---- Overrun ----------------------------------------------------------- */
 
-static volatile bool hog_stop;
+volatile bool hog_stop;
 
 /* Runs until hog_stop, logging stalls like burn_exec_ns(). */
-static void dl_hog(void *arg)
+void dl_hog(void *arg)
 {
 	struct task *self = current();
 	uint64_t prev = task_exec_ns(self), now;
@@ -369,7 +361,7 @@ static void dl_overrun_is_throttled(struct ktest *t)
 
 	hog_stop = false;
 	nr_stalls = 0;
-	KASSERT_EQ(t, spawn(&hog, "dl-hog", dl_hog, NULL, &ha, 1ULL << cpu), 0);
+	KASSERT_EQ(t, dl_test_spawn(&hog, "dl-hog", dl_hog, NULL, &ha, 1ULL << cpu), 0);
 	pd.start = clock_ns() + 10 * MS;
 	if (spawn_periodic(t, &per, &pd, cpu)) {
 		hog_stop = true;
@@ -441,9 +433,9 @@ static void dl_minimum_leaves_the_cpu_to_others(struct ktest *t)
 	KEXPECT_EQ(t, sched_setattr(current(), &wedge), -EINVAL);
 	min_stop = hog_stop = false;
 	nr_stalls = 0;
-	KASSERT_EQ(t, spawn(&fair, "dl-min-fair", min_fair_spin, NULL, NULL,
+	KASSERT_EQ(t, dl_test_spawn(&fair, "dl-min-fair", min_fair_spin, NULL, NULL,
 			    1ULL << cpu), 0);
-	if (spawn(&dl, "dl-min", dl_hog, NULL, &a, 1ULL << cpu)) {
+	if (dl_test_spawn(&dl, "dl-min", dl_hog, NULL, &a, 1ULL << cpu)) {
 		min_stop = true;
 		thread_join(fair);
 		KASSERT(t, 0);
@@ -518,18 +510,18 @@ static void dl_admission_control(struct ktest *t)
 	KEXPECT_EQ(t, dl_bw_limit_set(101), -EINVAL);
 	KASSERT(t, n <= 9);
 	idle_stop = plain_stop = false;
-	KASSERT_EQ(t, spawn(&plain, "dl-plain", dl_sleeper, (void *)&plain_stop, NULL, 0), 0);
+	KASSERT_EQ(t, dl_test_spawn(&plain, "dl-plain", dl_sleeper, (void *)&plain_stop, NULL, 0), 0);
 	for (int i = 0; i < (int)ARRAY_SIZE(bad); i++)
 		KEXPECT_EQ(t, sched_setattr(plain, &bad[i]), -EINVAL);
 
 	for (int i = 0; i < n; i++) {
-		if (spawn(&big_t[i], "dl-big", dl_sleeper, (void *)&idle_stop, &big, 0))
+		if (dl_test_spawn(&big_t[i], "dl-big", dl_sleeper, (void *)&idle_stop, &big, 0))
 			break;
 		nbig++;
 	}
 	KEXPECT_EQ(t, nbig, n);
 	KEXPECT_EQ(t, dl_bw_total() - base, (uint64_t)nbig * ((9ULL << 20) / 10));
-	KEXPECT_EQ(t, spawn(&extra, "dl-extra", dl_sleeper, (void *)&idle_stop, &half, 0),
+	KEXPECT_EQ(t, dl_test_spawn(&extra, "dl-extra", dl_sleeper, (void *)&idle_stop, &half, 0),
 		   -EBUSY);
 	KEXPECT_EQ(t, sched_setattr(plain, &half), -EBUSY);
 	sched_getattr(plain, &got);
@@ -544,11 +536,11 @@ static void dl_admission_control(struct ktest *t)
 	KEXPECT_EQ(t, sched_setattr(plain, &half), 0);
 	KEXPECT(t, plain->sched_class == &dl_sched_class);
 	/* No room for 90% more until the 50% task exits. */
-	KEXPECT_EQ(t, spawn(&extra, "dl-extra", dl_sleeper, (void *)&idle_stop, &big, 0),
+	KEXPECT_EQ(t, dl_test_spawn(&extra, "dl-extra", dl_sleeper, (void *)&idle_stop, &big, 0),
 		   -EBUSY);
 	plain_stop = true;
 	thread_join(plain);
-	KEXPECT_EQ(t, spawn(&extra, "dl-extra", dl_sleeper, (void *)&idle_stop, &big, 0), 0);
+	KEXPECT_EQ(t, dl_test_spawn(&extra, "dl-extra", dl_sleeper, (void *)&idle_stop, &big, 0), 0);
 
 	idle_stop = true;
 	for (int i = 0; i < nbig; i++)
@@ -571,7 +563,7 @@ static void dl_exited_task_not_admitted(struct ktest *t)
 	uint64_t base = dl_bw_total();
 	struct task *p;
 
-	KASSERT_EQ(t, spawn(&p, "dl-gone", dl_exits_at_once, NULL, NULL, 0), 0);
+	KASSERT_EQ(t, dl_test_spawn(&p, "dl-gone", dl_exits_at_once, NULL, NULL, 0), 0);
 	while (READ_ONCE(p->state) != TASK_DEAD)
 		sleep_ns(100 * NSEC_PER_USEC);
 	KEXPECT_EQ(t, sched_setattr(p, &half), -ESRCH);
@@ -646,7 +638,7 @@ static void prec_dl(void *arg)
 	struct timer tm;
 
 	pr->dl = current();
-	pr->spawn_err = spawn(&pr->rt, "prec-rt", prec_rt, pr, &fifo, 1ULL << pr->cpu);
+	pr->spawn_err = dl_test_spawn(&pr->rt, "prec-rt", prec_rt, pr, &fifo, 1ULL << pr->cpu);
 	if (pr->spawn_err)
 		return;
 	burn_exec_ns(2 * MS);
@@ -692,7 +684,7 @@ static void dl_runs_before_rt(struct ktest *t)
 	struct prec pr = { .cpu = test_cpu() };
 	struct task *dl;
 
-	KASSERT_EQ(t, spawn(&dl, "prec-dl", prec_dl, &pr, &a, 1ULL << pr.cpu), 0);
+	KASSERT_EQ(t, dl_test_spawn(&dl, "prec-dl", prec_dl, &pr, &a, 1ULL << pr.cpu), 0);
 	thread_join(dl);
 	KASSERT_EQ(t, pr.spawn_err, 0);
 	thread_join(pr.rt);
@@ -724,129 +716,6 @@ static void dl_runs_before_rt(struct ktest *t)
 	/* Generous: a host may stop the vCPU between the callback and the
 	 * switch too, though that is microseconds of exposure. */
 	KEXPECT(t, pr.wake_latency < 20 * MS);
-}
-
-/* ---- Global EDF ------------------------------------------------------- */
-
-#define SMP_SAMPLES 30
-/* Each sample is a stop_machine(): every vCPU must get the host at once,
- * which on a busy 2-core host running 8-CPU guests can take most of a
- * second.  Sampling stops after this much time, well inside the case's
- * timeout, so that the hogs are stopped and joined either way. */
-#define SMP_SAMPLING_NS (10 * NSEC_PER_SEC)
-
-struct gedf {
-	struct task *hogs[NR_CPUS + 1];
-	int nhogs;
-	int bad, idle_while_waiting, inverted;
-};
-
-static bool is_hog(struct gedf *g, struct task *p)
-{
-	for (int i = 0; i < g->nhogs; i++)
-		if (g->hogs[i] == p)
-			return true;
-	return false;
-}
-
-/*
- * Under stop_machine: every other CPU spins in its stopper, so each
- * rq's EDF tree is stable and its leftmost is the deadline task that
- * runs there (or would, but for the stopper).  Global EDF holds if no
- * waiting (non-leftmost) task has an earlier deadline than some CPU's
- * leftmost, and no CPU is without one while a task waits.
- */
-static int gedf_sample(void *arg)
-{
-	struct gedf *g = arg;
-	uint64_t latest_running = 0, earliest_waiting = ~0ULL;
-	bool empty_cpu = false, waiting = false;
-
-	for (int cpu = 0; cpu < ncpus; cpu++) {
-		struct rq *rq = cpu_rq(cpu);
-		bool first = true;
-
-		if (!cpus[cpu].online)
-			continue;
-		if (!rb_first_cached(&rq->dl.root))
-			empty_cpu = true;
-		for (struct rb_node *n = rb_first_cached(&rq->dl.root); n; n = rb_next(n)) {
-			struct task *p = rb_entry(n, struct task, dl.rb_node);
-
-			if (!is_hog(g, p))
-				continue;
-			if (first) {
-				latest_running = MAX(latest_running, p->dl.deadline);
-				first = false;
-			} else {
-				earliest_waiting = MIN(earliest_waiting, p->dl.deadline);
-				waiting = true;
-			}
-		}
-	}
-	if (waiting && empty_cpu)
-		g->idle_while_waiting++;
-	if (waiting && earliest_waiting < latest_running)
-		g->inverted++;
-	if (waiting && (empty_cpu || earliest_waiting < latest_running))
-		g->bad++;
-	return 0;
-}
-
-/*
- * N+1 deadline hogs on N CPUs, 70% of the machine reserved in all (the
- * rest lets this fair thread sample): at every sample the tasks that run
- * are the N with the earliest deadlines.  A few samples may catch a push
- * in flight, more on a busy host, whose late timers and IPIs stretch it:
- * 0-3 of 30 on a quiet host, 7 once on a 2-core CI host running two
- * guests (the case took twice its usual time).  Up to 1 in 3 passes.
- * Without push the hogs starve this thread and the case times out.  A
- * host so busy that fewer than 10 samples fit in SMP_SAMPLING_NS gives
- * no verdict (SKIP) unless over 1 in 3 of those few were bad (a run on a
- * 2-core host running two whole test suites at once got 8 samples, one
- * bad: within the bound, too few to judge).
- */
-static void dl_global_edf_smp(struct ktest *t)
-{
-	int n = online_cpus(), samples;
-	struct gedf g = { 0 };
-	struct sched_attr a;
-	uint64_t until;
-
-	if (n < 2)
-		KSKIP(t, "needs >= 2 CPUs");
-	hog_stop = false;
-	for (int i = 0; i < n + 1; i++) {
-		/* Different periods, so that the phases drift and tasks must
-		 * migrate to keep the earliest deadlines running. */
-		uint64_t period = (7 + 3 * i) * MS;
-
-		a = dl_attr(period * 7 * n / (10 * (n + 1)), period, period);
-		if (spawn(&g.hogs[i], "dl-ghog", dl_hog, NULL, &a, 0)) {
-			KEXPECT(t, 0);
-			break;
-		}
-		g.nhogs++;
-	}
-	sleep_ns(50 * MS);
-	until = clock_ns() + SMP_SAMPLING_NS;
-	for (samples = 0; samples < SMP_SAMPLES && clock_ns() < until; samples++) {
-		stop_machine(gedf_sample, &g);
-		sleep_ns(17 * MS);
-	}
-	hog_stop = true;
-	for (int i = 0; i < g.nhogs; i++)
-		thread_join(g.hogs[i]);
-	printk("# %d samples: %d bad (%d with a CPU free of deadline tasks while "
-	       "one waits, %d with a waiting task earlier than a running one)\n",
-	       samples, g.bad, g.idle_while_waiting, g.inverted);
-	KEXPECT_EQ(t, g.nhogs, n + 1);
-	/* A few samples, within the bound: stop_machine() was slow, and what
-	 * it saw says nothing either way. */
-	if (!t->failures && samples < SMP_SAMPLES / 3 && g.bad <= samples / 3)
-		KSKIP(t, "host too busy: stop_machine took too long for 10 samples");
-	KEXPECT(t, samples >= SMP_SAMPLES / 3);
-	KEXPECT(t, g.bad <= samples / 3);
 }
 
 static struct ktest_case sched_dl_cases[] = {

@@ -2,8 +2,8 @@
  * sched_rt.c - tests of the RT class (kernel/sched/rt.c): FIFO order, RR
  * rotation at the configured slice, RT before fair, the N most important
  * RT tasks running on N CPUs (push/pull, cpupri), wakeup displacement of
- * the least important running RT task, affinity under push/pull, and RT
- * throttling.
+ * the least important running RT task, affinity under push/pull; RT
+ * throttling is in sched_rt_throttle.c (same suite).
  *
  * Hogs here always have a hard end in time (hog_until) so that a broken
  * scheduler makes a case fail or time out, never wedges the machine.
@@ -19,8 +19,8 @@
 #include "arch.h"
 #include <string.h>
 #include "../kernel/sched/testing.h"
+#include "sched_rt.h"
 
-#define MS NSEC_PER_MSEC
 
 static int set_self(int policy, int rt_priority)
 {
@@ -29,7 +29,7 @@ static int set_self(int policy, int rt_priority)
 	return sched_setattr(current(), &a);
 }
 
-static struct task *spawn(struct ktest *t, const char *name,
+struct task *rt_test_spawn(struct ktest *t, const char *name,
 			  void (*fn)(void *), void *arg, int policy,
 			  int rt_priority, uint64_t affinity)
 {
@@ -79,7 +79,7 @@ static void fifo_equal_prio_keeps_order(struct ktest *t)
 	KASSERT_EQ(t, sched_setaffinity(current(), 1ULL << cpu), 0);
 	fifo_seq = 0;
 	for (int i = 0; i < FIFO_N; i++)
-		w[i] = spawn(t, "rt-fifo", fifo_worker, (void *)(long)i,
+		w[i] = rt_test_spawn(t, "rt-fifo", fifo_worker, (void *)(long)i,
 			     SCHED_FIFO, 20, 1ULL << cpu);
 	join_all(w, FIFO_N);		/* blocks: they run now */
 	set_self(SCHED_NORMAL, 0);
@@ -173,7 +173,7 @@ static void rr_rotates_at_slice(struct ktest *t)
 	memset(rr_stalled, 0, sizeof(rr_stalled));
 	rr_count[0] = rr_count[1] = 0;
 	for (int i = 0; i < 2; i++)
-		w[i] = spawn(t, "rt-rr", rr_worker, (void *)(long)i, SCHED_RR,
+		w[i] = rt_test_spawn(t, "rt-rr", rr_worker, (void *)(long)i, SCHED_RR,
 			     20, 1ULL << cpu);
 	join_all(w, 2);
 	set_self(SCHED_NORMAL, 0);
@@ -263,11 +263,11 @@ static void rt_runs_before_fair(struct ktest *t)
 	prec_stop = false;
 	prec_violations = prec_progress = 0;
 	fair_counter = 0;
-	hog = spawn(t, "fair-hog", fair_hog, NULL, SCHED_NORMAL, 0, 1ULL << x);
+	hog = rt_test_spawn(t, "fair-hog", fair_hog, NULL, SCHED_NORMAL, 0, 1ULL << x);
 	KASSERT(t, hog);
 	while (fair_counter == 0)
 		sleep_ns(MS);
-	rt = spawn(t, "rt-prec", prec_rt, NULL, SCHED_FIFO, 20, 1ULL << x);
+	rt = rt_test_spawn(t, "rt-prec", prec_rt, NULL, SCHED_FIFO, 20, 1ULL << x);
 	if (rt)
 		thread_join(rt);
 	prec_stop = true;
@@ -310,7 +310,7 @@ static void spawn_hogs(struct ktest *t, int n, uint64_t affinity)
 		int i = (k & 1) ? n - 1 - k / 2 : k / 2;
 
 		hog_stop[i] = false;
-		hogs[i] = spawn(t, "rt-hog", rt_hog, (void *)(long)i,
+		hogs[i] = rt_test_spawn(t, "rt-hog", rt_hog, (void *)(long)i,
 				SCHED_FIFO, 10 + i, affinity);
 	}
 }
@@ -634,7 +634,7 @@ static void woken_rt_displaces_lowest(struct ktest *t)
 	wake_lat_max = disp_max = 0;
 	disp_fail = wake_in_tick = wake_decided = wake_rounds = 0;
 	spawn_hogs(t, n, 0);
-	w = spawn(t, "rt-waker", rt_waker, (void *)(long)n, SCHED_FIFO, 50, 0);
+	w = rt_test_spawn(t, "rt-waker", rt_waker, (void *)(long)n, SCHED_FIFO, 50, 0);
 	if (w)
 		thread_join(w);		/* we sleep: the hogs take all CPUs */
 	stop_hogs(n);
@@ -706,7 +706,7 @@ static void affinity_respected_by_push_pull(struct ktest *t)
 			a->mask = online;
 		a->seen = 0;
 		a->migrations = 0;
-		w[nt++] = spawn(t, "rt-aff", aff_worker, a, i & 1 ? SCHED_RR : SCHED_FIFO,
+		w[nt++] = rt_test_spawn(t, "rt-aff", aff_worker, a, i & 1 ? SCHED_RR : SCHED_FIFO,
 				10 + (i * 7) % 80, a->mask);
 	}
 	join_all(w, nt);
@@ -720,223 +720,6 @@ static void affinity_respected_by_push_pull(struct ktest *t)
 			moved += aff[i].migrations;
 	}
 	KEXPECT(t, moved > 0);
-}
-
-/* ---- Throttling -------------------------------------------------------- */
-
-static volatile bool thr_stop;
-/* Host stalls charged to each hog as its own run time (a jump of over
- * 1 ms in it between two reads): [0] the fair hog, [1] the RT hog. */
-static volatile uint64_t thr_stalled[2];
-
-static void thr_hog(void *arg)
-{
-	volatile uint64_t *stalled = arg;
-	struct task *self = current();
-	uint64_t prev = task_exec_ns(self), now;
-
-	while (!thr_stop) {
-		now = task_exec_ns(self);
-		if (now - prev > MS)
-			*stalled += now - prev;
-		prev = now;
-	}
-}
-
-/* With RT bandwidth 60 ms per 100 ms, a fair hog sharing a CPU with an RT
- * hog gets the rest (~40%); without throttling it would get nothing. */
-static void throttling_lets_fair_run(struct ktest *t)
-{
-	uint64_t rt0, per0, fair_ns, rt_ns, idle_ns, win, st0[2], st[2];
-	struct task *idle;
-	int self = smp_processor_id(), x = self;
-	struct task *hog, *rt;
-
-	for (int c = 0; c < ncpus; c++)
-		if (c != self && cpus[c].online) {
-			x = c;
-			break;
-		}
-	KEXPECT_EQ(t, sched_rt_set_bandwidth(0, 100 * MS), -EINVAL);
-	KEXPECT_EQ(t, sched_rt_set_bandwidth(200 * MS, 100 * MS), -EINVAL);
-	sched_rt_get_bandwidth(&rt0, &per0);
-	KASSERT_EQ(t, sched_rt_set_bandwidth(60 * MS, 100 * MS), 0);
-	thr_stop = false;
-	thr_stalled[0] = thr_stalled[1] = 0;
-	hog = spawn(t, "fair-hog", thr_hog, (void *)&thr_stalled[0],
-		    SCHED_NORMAL, 0, 1ULL << x);
-	rt = spawn(t, "rt-thr", thr_hog, (void *)&thr_stalled[1], SCHED_FIFO,
-		   20, 1ULL << x);
-	KASSERT(t, hog && rt);
-	/* Both hogs have run on x before the window: a vCPU that the host
-	 * stopped while x was idle, before it switched to them, charges
-	 * the whole stop to idle at its next switch (seen: idle 104 ms of
-	 * a 500 ms window, riscv64, 8 CPUs on a loaded host). */
-	for (uint64_t t0 = clock_ns(); (!READ_ONCE(hog->nr_switches) ||
-	     !READ_ONCE(rt->nr_switches)) && clock_ns() - t0 < NSEC_PER_SEC;)
-		sleep_ns(MS);
-	sleep_ns(20 * MS);
-	/* The window is what the clock says: our own wakeup may be late. */
-	idle = cpu_rq(x)->idle;
-	win = clock_ns();
-	fair_ns = hog->sum_exec_ns;
-	rt_ns = rt->sum_exec_ns;
-	idle_ns = idle->sum_exec_ns;
-	st0[0] = thr_stalled[0];
-	st0[1] = thr_stalled[1];
-	sleep_ns(500 * MS);
-	fair_ns = hog->sum_exec_ns - fair_ns;
-	rt_ns = rt->sum_exec_ns - rt_ns;
-	idle_ns = idle->sum_exec_ns - idle_ns;
-	st[0] = MIN(thr_stalled[0] - st0[0], fair_ns);
-	st[1] = MIN(thr_stalled[1] - st0[1], rt_ns);
-	win = clock_ns() - win;
-	thr_stop = true;
-	thread_join(rt);
-	thread_join(hog);
-	sched_rt_set_bandwidth(rt0, per0);
-	printk("# throttling_lets_fair_run: rt %llu ms, fair %llu ms, idle "
-	       "%llu ms of %llu; host stalls in them: rt %llu ms, fair %llu ms "
-	       "(rt %llu ms since it started)\n",
-	       (unsigned long long)(rt_ns / MS),
-	       (unsigned long long)(fair_ns / MS),
-	       (unsigned long long)(idle_ns / MS), (unsigned long long)(win / MS),
-	       (unsigned long long)(st[1] / MS), (unsigned long long)(st[0] / MS),
-	       (unsigned long long)(thr_stalled[1] / MS));
-	/* Shares of what the two got: 60/40 (observed 37..40% fair at 1-8
-	 * CPUs), with wide margins: under TCG at 8 vCPUs a late period
-	 * timer lets fair overrun (seen 40/60, and 73/27 on a 2-core host
-	 * running four 8-CPU guests); late ticks let RT overrun (seen
-	 * 80/20, and 91/9 before the overrun was kept as a debt; see
-	 * throttling_debt_carries_over).  Without throttling fair gets nothing; with RT always
-	 * stepping aside, RT gets nothing: 10% either way tells those
-	 * apart from a noisy split.  The CPU is never idle:
-	 * the fair hog always wants it.  (Not "the two got the window":
-	 * another CPU's counters stand still while a host stalls its vCPU,
-	 * seen 127 ms of 1503 on an overloaded host.) */
-	KEXPECT(t, idle_ns < win / 10);
-	/* Each share against what the other one ran: a stall charged to a
-	 * hog is time it did not run (its vCPU did not), and would make the
-	 * other's share look small. */
-	KEXPECT(t, fair_ns * 100 >= (fair_ns + rt_ns - st[1]) * 10);
-	/* RT starved by its own debt: stalls charged to it, since it
-	 * started, of a whole window's budget (300 ms) are owed across the
-	 * window, and its share says nothing then. */
-	if (rt_ns * 100 < (rt_ns + fair_ns - st[0]) * 10 && !t->failures &&
-	    thr_stalled[1] >= 300 * MS)
-		KSKIP(t, "host stalls charged to the RT hog left it in debt");
-	KEXPECT(t, rt_ns * 100 >= (rt_ns + fair_ns - st[0]) * 10);
-}
-
-/* throttling_debt_carries_over's RT bandwidth and debt_rt's overrun. */
-#define DEBT_BUDGET_NS (10 * MS)
-#define DEBT_PERIOD_NS (100 * MS)
-#define DEBT_OVERRUN_NS (35 * MS)
-
-/* What debt_rt saw: how long it waited after its overrun, the run time
- * charged to it for the overrun (the spin, and a host stall before the
- * tick that charged it), and the host stalls of its CPU meanwhile (as
- * the fair hog saw them: time charged to it that it did not run). */
-static volatile uint64_t debt_gap_ns, debt_charged_ns, debt_stalls_ns;
-
-static void debt_rt(void *arg)
-{
-	struct task *self = current();
-	uint64_t t0, last, now, exec0, st0;
-	unsigned long flags;
-
-	(void)arg;
-	/* Overrun: 35 ms with the tick held off, 3.5 budgets at once,
-	 * as a host that stops the vCPU for that long would make it. */
-	flags = arch_irq_save();
-	exec0 = task_exec_ns(self);
-	t0 = clock_ns();
-	while (clock_ns() - t0 < DEBT_OVERRUN_NS)
-		;
-	st0 = thr_stalled[0];
-	last = clock_ns();	/* the wait starts now, when the tick comes */
-	arch_irq_restore(flags);
-	/* Nothing else preempts a FIFO 20 task pinned here for 50 ms: the
-	 * first such gap is the throttle's. */
-	while (!thr_stop) {
-		now = clock_ns();
-		if (now - last > 50 * MS) {
-			debt_charged_ns = task_exec_ns(self) - exec0;
-			debt_stalls_ns = thr_stalled[0] - st0;
-			debt_gap_ns = now - last;
-			break;
-		}
-		last = now;
-	}
-}
-
-/*
- * At 10 ms / 100 ms, an RT task that used 35 ms at once pays the debt
- * back: the period that saw the overrun and the next two give it
- * nothing, so it waits about 300 ms (265 if its period opened just
- * before the overrun).  A kernel that forgets the debt at the period
- * end lets it run again within 100 ms (and a loaded host, whose late
- * ticks are such overruns, gives RT far more than its share).
- */
-static void throttling_debt_carries_over(struct ktest *t)
-{
-	int self = smp_processor_id(), x = self;
-	struct task *hog, *rt;
-	uint64_t rt0, per0, t0, due;
-
-	for (int c = 0; c < ncpus; c++)
-		if (c != self && cpus[c].online) {
-			x = c;
-			break;
-		}
-	sched_rt_get_bandwidth(&rt0, &per0);
-	KASSERT_EQ(t, sched_rt_set_bandwidth(DEBT_BUDGET_NS, DEBT_PERIOD_NS), 0);
-	thr_stop = false;
-	thr_stalled[0] = 0;
-	debt_gap_ns = debt_charged_ns = debt_stalls_ns = 0;
-	hog = spawn(t, "fair-hog", thr_hog, (void *)&thr_stalled[0],
-		    SCHED_NORMAL, 0, 1ULL << x);
-	KASSERT(t, hog);
-	sleep_ns(5 * MS);		/* the hog is what RT steps aside for */
-	rt = spawn(t, "rt-debt", debt_rt, NULL, SCHED_FIFO, 20, 1ULL << x);
-	/* The hog wants the CPU until we stop it: RT that runs again
-	 * before then was let run by its class, not by an idle CPU. */
-	t0 = clock_ns();
-	while (rt && !debt_gap_ns && clock_ns() - t0 < 5 * NSEC_PER_SEC)
-		sleep_ns(10 * MS);
-	thr_stop = true;
-	if (rt)
-		thread_join(rt);
-	thread_join(hog);
-	sched_rt_set_bandwidth(rt0, per0);
-	/*
-	 * When it may run again: its CPU's RT time was what it had used in
-	 * its period (under one budget) plus the charge, and each period
-	 * end takes one budget off; it runs once at most one budget is
-	 * left, so after at most charge/budget period ends (rounded up),
-	 * the first within a period.  The wait began before the charging
-	 * tick: a host stall there (charge - 35 ms) is in both.  A host
-	 * that stops its vCPU during the wait delays the period timer and
-	 * the RT task's resumption by as much (the hog's stalls); 50 ms
-	 * more for timers and wakeups a few ticks late.  Seen: 3004 ms
-	 * waited under a 2-core host running three 8-CPU guests, where a
-	 * fixed bound of 2 s could not tell a stall from a lost period.
-	 */
-	due = (debt_charged_ns > DEBT_OVERRUN_NS ?
-	       debt_charged_ns - DEBT_OVERRUN_NS : 0) +
-	      (debt_charged_ns + DEBT_BUDGET_NS - 1) / DEBT_BUDGET_NS *
-	      DEBT_PERIOD_NS + debt_stalls_ns + 50 * MS;
-	printk("# throttling_debt_carries_over: waited %llu ms, charged %llu ms "
-	       "for the overrun, host stalls %llu ms while waiting, due within "
-	       "%llu ms\n", (unsigned long long)(debt_gap_ns / MS),
-	       (unsigned long long)(debt_charged_ns / MS),
-	       (unsigned long long)(debt_stalls_ns / MS),
-	       (unsigned long long)(due / MS));
-	KASSERT(t, rt);
-	KEXPECT(t, debt_gap_ns != 0);	/* it ran again while the hog ran */
-	/* 180 tells a paid debt from the 100 of a forgotten one. */
-	KEXPECT(t, debt_gap_ns > 180 * MS);
-	KEXPECT(t, debt_gap_ns <= due);
 }
 
 static struct ktest_case sched_rt_cases[] = {
