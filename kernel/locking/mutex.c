@@ -379,17 +379,177 @@ static void mutex_prepare_spin(struct task *curr, struct mutex *m)
 	spin_unlock_raw(&curr->blocked_lock);
 }
 
+/* @curr now owns @m: note it on curr's held list. */
+static void mutex_add_held(struct mutex *m, struct task *curr)
+{
+	unsigned long flags = arch_irq_save();
+
+	list_add(&m->held_node, &curr->held_mutexes);
+	arch_irq_restore(flags);
+}
+
+/*
+ * The three steps of a wait (below), for waiter @w of w->lock by
+ * w->task, its wake queue @q and wait_lock's saved interrupt state
+ * *@flags; @inherit: the locking mode at arrival; @deadline: 0 for none.
+ * Each is called once, so inlined: the slow path's locals stay in
+ * registers.
+ *
+ * lock_wait_enqueue: wait_lock held, the lock taken by someone else:
+ * queue as a waiter (in stamp order for ww), tell unlock there are
+ * waiters, become blocked on the lock (the proxy scheduler may now run
+ * the owner for us).
+ */
+static void lock_wait_enqueue(struct mutex_waiter *w, struct wake_q *q,
+			      unsigned long *flags, bool inherit)
+{
+	struct mutex *m = w->lock;
+
+	if (w->ww_ctx)
+		__ww_mutex_add_waiter(m, w);
+	else
+		list_add_tail(&w->list, &m->wait_list);
+	/* An atomic OR: a fast-path unlock racing with us fails its
+	 * compare-and-swap and takes the slow path, which wakes us. */
+	__atomic_or_fetch(&m->owner, MUTEX_FLAG_WAITERS, __ATOMIC_SEQ_CST);
+	/* Before blocked_on is set: ww_check_waiters may drop wait_lock
+	 * (and be preempted), and a running task must never look blocked
+	 * to the proxy scheduler.  A handoff meanwhile is picked up by the
+	 * wait loop's first look. */
+	if (w->ww_ctx)
+		ww_check_waiters(m, q, flags);
+	set_task_blocked_on(w->task, m);
+	trace_mutex_block(w->task, m, mutex_owner(m));
+	WRITE_ONCE(w->pi_active, inherit);
+}
+
+/*
+ * lock_wait_loop: queued, look at the lock, sleep (or spin for a
+ * handoff), look again, until we own it (0), must back off (ww:
+ * -EDEADLK) or time out (-ETIMEDOUT).  Called and returns with
+ * wait_lock held.
+ */
+static int lock_wait_loop(struct mutex_waiter *w, struct wake_q *q,
+			  unsigned long *flags, bool inherit,
+			  uint64_t deadline)
+{
+	struct mutex *m = w->lock;
+	struct task *curr = w->task;
+	bool woken = false, walked = false, spun = false;
+	int ret = 0;
+
+	for (;;) {
+		bool first, spin, marked;
+
+		marked = mutex_prepare_sleep(curr, m);
+		woken |= marked;
+		if (__mutex_trylock(m, curr, TRACE_ACQ_WAIT))
+			break;
+		if (w->ww_ctx && (ret = __ww_mutex_check_kill(m, w)))
+			break;
+		if (deadline && clock_ns() >= deadline) {
+			ret = -ETIMEDOUT;
+			break;
+		}
+		/* Woken as the first waiter but a spinner got there first:
+		 * ask for the next unlock to hand the lock to us ... */
+		first = woken && m->wait_list.next == &w->list;
+		if (first)
+			__atomic_or_fetch(&m->owner, MUTEX_FLAG_HANDOFF,
+					  __ATOMIC_SEQ_CST);
+		/* ... and wait for it spinning while the owner runs, once per
+		 * wakeup.  Meanwhile we are a woken waiter again (running,
+		 * PROXY_WAKING), so no chain can take us for a blocked task
+		 * (the pick would lend us elsewhere).  Only holding no mutex:
+		 * then no chain runs through us, and no inherit walk stops at
+		 * us. */
+		spin = first && !spun && !w->ww_ctx &&
+		       list_empty(&curr->held_mutexes);
+		if (spin)
+			mutex_prepare_spin(curr, m);
+		wake_q_unlock(q, &m->wait_lock, *flags);
+		/* The owner inherits from us: walk once on arrival, and again
+		 * after each wakeup that found no lock, because a walk that
+		 * reached us while we were a woken waiter (PROXY_WAKING) had
+		 * to stop here, so a boost we received meanwhile has not gone
+		 * on to the owner (football.inherit_woken_mid). */
+		if (inherit && (!walked || marked)) {
+			pi_walk_from(m);
+			walked = true;
+		}
+		if (spin) {
+			spun = true;
+			spin = mutex_optimistic_spin(m, curr, true, false);
+			*flags = spin_lock(&m->wait_lock);
+			if (spin)
+				break;
+			continue;	/* look again, then sleep */
+		}
+		schedule();
+		spun = false;
+		*flags = spin_lock(&m->wait_lock);
+		/* Woken to a lock handed over or released: take it before
+		 * setting up to sleep again (mutex_prepare_sleep's lock
+		 * round trip and barrier).  blocked_on is m or PROXY_WAKING
+		 * either way, which mutex_remove_waiter() clears; the
+		 * trylock is the one the loop would make next. */
+		if (__mutex_trylock(m, curr, TRACE_ACQ_WAIT))
+			break;
+	}
+	WRITE_ONCE(curr->state, TASK_RUNNING);
+	return ret;
+}
+
+/*
+ * lock_wait_dequeue: leave the queue, with the lock (@ret 0) or without
+ * (-EDEADLK, -ETIMEDOUT: then a lock handed to us meanwhile is taken
+ * after all, and 0 returned).  Called with wait_lock held; returns with
+ * it dropped and every waker done with @w (the caller cancels the
+ * timeout first).
+ */
+static int lock_wait_dequeue(struct mutex_waiter *w, struct wake_q *q,
+			     unsigned long *flags, bool inherit, int ret)
+{
+	struct mutex *m = w->lock;
+
+	if (ret && inherit) {
+		/*
+		 * Leaving without the lock: first take our priority back
+		 * from the owner, while still queued (so it cannot release
+		 * and exit meanwhile, see mutex_pi.c).  If the lock was
+		 * handed to us during the walk, we take it after all.
+		 */
+		WRITE_ONCE(w->pi_active, false);
+		wake_q_unlock(q, &m->wait_lock, *flags);
+		pi_walk_from(m);
+		*flags = spin_lock(&m->wait_lock);
+	}
+	/* A handoff to us (PICKUP) must never be left behind. */
+	if (ret && __mutex_trylock(m, w->task, TRACE_ACQ_WAIT))
+		ret = 0;
+	mutex_remove_waiter(m, w);
+	if (!ret && w->ww_ctx)
+		mutex_acquired_ww(m, w->ww_ctx, q, flags);
+	wake_q_unlock(q, &m->wait_lock, *flags);
+	return ret;
+}
+
+/*
+ * The lock slow path, top to bottom: spin while the owner runs (plain
+ * mutexes), else take wait_lock and try once more, else queue, wait and
+ * leave the queue (the three steps above), with a timer for the
+ * timeout.  In inherit mode the waiter is registered for the priority
+ * walks (mutex_pi.c) for the whole wait.
+ */
 int __mutex_lock_slowpath(struct mutex *m, uint64_t timeout_ns,
 			  struct ww_acquire_ctx *ww_ctx)
 {
 	struct task *curr = current();
-	enum locking_mode mode = READ_ONCE(locking_mode);
-	bool inherit = mode == LOCKING_INHERIT;
+	bool inherit = READ_ONCE(locking_mode) == LOCKING_INHERIT;
 	struct mutex_waiter w = { .task = curr, .lock = m, .ww_ctx = ww_ctx };
 	struct mutex_timeout to = { .w = &w };
 	struct wake_q q;
 	uint64_t deadline = timeout_ns ? clock_ns() + timeout_ns : 0;
-	bool woken = false, walked = false, spun = false;
 	unsigned long flags;
 	int ret = 0;
 
@@ -397,9 +557,7 @@ int __mutex_lock_slowpath(struct mutex *m, uint64_t timeout_ns,
 	mutex_check_lock_context(m, curr);
 	if (!ww_ctx && mutex_optimistic_spin(m, curr, false,
 					     inherit && pi_task_ranked(curr))) {
-		flags = arch_irq_save();
-		list_add(&m->held_node, &curr->held_mutexes);
-		arch_irq_restore(flags);
+		mutex_add_held(m, curr);
 		if (inherit) {		/* we may have stolen it from waiters */
 			flags = pi_walk_begin();
 			pi_walk_locked(curr);
@@ -417,120 +575,25 @@ int __mutex_lock_slowpath(struct mutex *m, uint64_t timeout_ns,
 		if (ww_ctx)
 			mutex_acquired_ww(m, ww_ctx, &q, &flags);
 		wake_q_unlock(&q, &m->wait_lock, flags);
-		goto acquired;
-	}
-	if (ww_ctx)
-		__ww_mutex_add_waiter(m, &w);
-	else
-		list_add_tail(&w.list, &m->wait_list);
-	/* An atomic OR: a fast-path unlock racing with us fails its
-	 * compare-and-swap and takes the slow path, which wakes us. */
-	__atomic_or_fetch(&m->owner, MUTEX_FLAG_WAITERS, __ATOMIC_SEQ_CST);
-	/* Before blocked_on is set: ww_check_waiters may drop wait_lock
-	 * (and be preempted), and a running task must never look blocked
-	 * to the proxy scheduler.  A handoff meanwhile is picked up below. */
-	if (ww_ctx)
-		ww_check_waiters(m, &q, &flags);
-	set_task_blocked_on(curr, m);
-	trace_mutex_block(curr, m, mutex_owner(m));
-	WRITE_ONCE(w.pi_active, inherit);
-	if (timeout_ns) {
-		timer_init(&to.timer, mutex_timeout_fn, &to);
-		timer_arm(&to.timer, deadline);
-	}
-
-	for (;;) {
-		bool first, spin, marked;
-
-		marked = mutex_prepare_sleep(curr, m);
-		woken |= marked;
-		if (__mutex_trylock(m, curr, TRACE_ACQ_WAIT))
-			break;
-		if (ww_ctx && (ret = __ww_mutex_check_kill(m, &w)))
-			break;
-		if (timeout_ns && clock_ns() >= deadline) {
-			ret = -ETIMEDOUT;
-			break;
+	} else {
+		lock_wait_enqueue(&w, &q, &flags, inherit);
+		if (timeout_ns) {
+			timer_init(&to.timer, mutex_timeout_fn, &to);
+			timer_arm(&to.timer, deadline);
 		}
-		/* Woken as the first waiter but a spinner got there first:
-		 * ask for the next unlock to hand the lock to us ... */
-		first = woken && m->wait_list.next == &w.list;
-		if (first)
-			__atomic_or_fetch(&m->owner, MUTEX_FLAG_HANDOFF,
-					  __ATOMIC_SEQ_CST);
-		/* ... and wait for it spinning while the owner runs, once per
-		 * wakeup.  Meanwhile we are a woken waiter again (running,
-		 * PROXY_WAKING), so no chain can take us for a blocked task
-		 * (the pick would lend us elsewhere).  Only holding no mutex:
-		 * then no chain runs through us, and no inherit walk stops at
-		 * us. */
-		spin = first && !spun && !ww_ctx &&
-		       list_empty(&curr->held_mutexes);
-		if (spin)
-			mutex_prepare_spin(curr, m);
-		wake_q_unlock(&q, &m->wait_lock, flags);
-		/* The owner inherits from us: walk once on arrival, and again
-		 * after each wakeup that found no lock, because a walk that
-		 * reached us while we were a woken waiter (PROXY_WAKING) had
-		 * to stop here, so a boost we received meanwhile has not gone
-		 * on to the owner (football.inherit_woken_mid). */
-		if (inherit && (!walked || marked)) {
-			pi_walk_from(m);
-			walked = true;
-		}
-		if (spin) {
-			spun = true;
-			spin = mutex_optimistic_spin(m, curr, true, false);
-			flags = spin_lock(&m->wait_lock);
-			if (spin)
-				break;
-			continue;	/* look again, then sleep */
-		}
-		schedule();
-		spun = false;
-		flags = spin_lock(&m->wait_lock);
-		/* Woken to a lock handed over or released: take it before
-		 * setting up to sleep again (mutex_prepare_sleep's lock
-		 * round trip and barrier).  blocked_on is m or PROXY_WAKING
-		 * either way, which mutex_remove_waiter() clears; the
-		 * trylock is the one the loop would make next. */
-		if (__mutex_trylock(m, curr, TRACE_ACQ_WAIT))
-			break;
+		ret = lock_wait_loop(&w, &q, &flags, inherit, deadline);
+		ret = lock_wait_dequeue(&w, &q, &flags, inherit, ret);
+		if (timeout_ns)
+			timer_cancel(&to.timer);
+		wait_for_unpin(&w.wakers);
 	}
-	WRITE_ONCE(curr->state, TASK_RUNNING);
-
-	if (ret && inherit) {
-		/*
-		 * Leaving without the lock: first take our priority back
-		 * from the owner, while still queued (so it cannot release
-		 * and exit meanwhile, see mutex_pi.c).  If the lock was
-		 * handed to us during the walk, we take it after all.
-		 */
-		WRITE_ONCE(w.pi_active, false);
-		wake_q_unlock(&q, &m->wait_lock, flags);
-		pi_walk_from(m);
-		flags = spin_lock(&m->wait_lock);
-	}
-	/* A handoff to us (PICKUP) must never be left behind. */
-	if (ret && __mutex_trylock(m, curr, TRACE_ACQ_WAIT))
-		ret = 0;
-	mutex_remove_waiter(m, &w);
-	if (!ret && ww_ctx)
-		mutex_acquired_ww(m, ww_ctx, &q, &flags);
-	wake_q_unlock(&q, &m->wait_lock, flags);
-	if (timeout_ns)
-		timer_cancel(&to.timer);
-	wait_for_unpin(&w.wakers);
 	if (ret) {
 		trace_mutex_giveup(curr, m, ret);
 		if (inherit)
 			pi_unregister(&w, false);
 		return ret;
 	}
-acquired:
-	flags = arch_irq_save();
-	list_add(&m->held_node, &curr->held_mutexes);
-	arch_irq_restore(flags);
+	mutex_add_held(m, curr);
 	if (inherit)
 		pi_unregister(&w, true);
 	return 0;
