@@ -121,6 +121,54 @@ static int select_cpu(struct task *p, int flags)
 }
 
 /*
+ * @p was queued when try_to_wake_up() looked (Linux's ttwu_runnable):
+ * if it still is, wake it where it is and return true.  A task lent to
+ * its runqueue (proxy) is taken off it first, and like one that left
+ * the queue meanwhile, gets false: the caller places it.  p->pi_lock
+ * held.
+ */
+static bool ttwu_runnable(struct task *p, bool keep_blocked)
+{
+	struct rq *rq = task_rq_lock(p);
+
+	if (p->on_rq && !keep_blocked && !p->on_cpu &&
+	    proxy_lent(p, cpu_of(rq))) {
+		/* Lent here: take it off, for the caller to place.  Lent
+		 * tasks never run where they are lent (a running one
+		 * outside a new affinity is its stopper's business,
+		 * sched_setaffinity); it may be the donor an owner runs
+		 * for. */
+		update_rq_clock(rq);
+		if (rq->donor == p) {
+			update_curr(rq);
+			proxy_donor_to_idle(rq, p);
+			resched_curr(rq);
+		}
+		deactivate_task(rq, p, DEQUEUE_SLEEP);
+	}
+	if (p->on_rq) {
+		/* Never left its runqueue: just keep it.  Under proxy
+		 * execution the pick may be following a chain through p:
+		 * let it look again.  Otherwise a waiter woken where it is
+		 * outranked may now run elsewhere (its chain could not move
+		 * without its owner): its class pushes, as for any wakeup
+		 * that does not preempt (sched_invariant.woken_waiter_moves). */
+		if (!keep_blocked)
+			ttwu_set_running(p);
+		if (rq->curr != rq->donor)
+			resched_curr(rq);
+		else if (!keep_blocked && p != rq->donor &&
+			 !READ_ONCE(rq->cpu->need_resched) &&
+			 p->sched_class->task_woken)
+			p->sched_class->task_woken(rq, p);
+		spin_unlock_raw(&rq->lock);
+		return true;
+	}
+	spin_unlock_raw(&rq->lock);
+	return false;
+}
+
+/*
  * Wake @p (state TASK_SLEEPING) onto a runqueue: the CPU its class picks,
  * or @cpu (>= 0) if its affinity allows.  @keep_blocked: a donor coming
  * back to a woken owner (proxy_wake_donors) stays TASK_SLEEPING and
@@ -146,44 +194,9 @@ static bool try_to_wake_up(struct task *p, int cpu, bool keep_blocked)
 		if (!m || m == PROXY_WAKING)
 			return false;	/* woken otherwise meanwhile */
 	}
-	if (smp_load_acquire(&p->on_rq)) {	/* pairs with deactivate_task */
-		rq = task_rq_lock(p);
-		if (p->on_rq && !keep_blocked && !p->on_cpu &&
-		    proxy_lent(p, cpu_of(rq))) {
-			/* Lent here: take it off and place it below.  Lent
-			 * tasks never run where they are lent (a running one
-			 * outside a new affinity is its stopper's business,
-			 * sched_setaffinity); it may be the donor an owner
-			 * runs for. */
-			update_rq_clock(rq);
-			if (rq->donor == p) {
-				update_curr(rq);
-				proxy_donor_to_idle(rq, p);
-				resched_curr(rq);
-			}
-			deactivate_task(rq, p, DEQUEUE_SLEEP);
-		}
-		if (p->on_rq) {
-			/* Never left its runqueue: just keep it.  Under proxy
-			 * execution the pick may be following a chain
-			 * through p: let it look again.  Otherwise a waiter
-			 * woken where it is outranked may now run elsewhere
-			 * (its chain could not move without its owner): its
-			 * class pushes, as for any wakeup that does not
-			 * preempt (sched_invariant.woken_waiter_moves). */
-			if (!keep_blocked)
-				ttwu_set_running(p);
-			if (rq->curr != rq->donor)
-				resched_curr(rq);
-			else if (!keep_blocked && p != rq->donor &&
-				 !READ_ONCE(rq->cpu->need_resched) &&
-				 p->sched_class->task_woken)
-				p->sched_class->task_woken(rq, p);
-			spin_unlock_raw(&rq->lock);
-			return true;
-		}
-		spin_unlock_raw(&rq->lock);
-	}
+	/* The load of on_rq pairs with deactivate_task(). */
+	if (smp_load_acquire(&p->on_rq) && ttwu_runnable(p, keep_blocked))
+		return true;
 	/* A donor parked on another owner meanwhile (this wakeup is a stale
 	 * one from a drain): that owner's wakeup brings it back. */
 	if (keep_blocked && READ_ONCE(p->parked_on))
