@@ -8,6 +8,7 @@
  */
 #include "kernel.h"
 #include "cpu.h"
+#include "sched.h"
 #include "boot.h"
 #include "mm.h"
 #include "timer.h"

@@ -247,7 +247,7 @@ static void describe_left_fn(struct task *p, void *arg)
 	}
 	printk("    #   %s#%d: state %d on cpu%d (on_rq %d, on_cpu %d), "
 	       "%s prio %d%s%s%s\n", p->name, p->tid, p->state, p->cpu,
-	       p->on_rq, p->on_cpu, p->sched_class->name, p->prio,
+	       p->on_rq, p->on_cpu, task_class_name(p), p->prio,
 	       p->dl.dl_throttled ? (p->dl.dl_timer.cpu >= 0 ?
 				     ", throttled" : ", throttled, no timer") : "",
 	       p->dl.dl_boosted ? ", boosted" : "", wait);

@@ -145,7 +145,7 @@ static uint64_t all_switches(void)
 
 	for (int cpu = 0; cpu < ncpus; cpu++)
 		if (cpu_by_id(cpu)->online)
-			n += READ_ONCE(cpu_by_id(cpu)->rq.nr_switches);
+			n += READ_ONCE(cpu_rq(cpu)->nr_switches);
 	return n;
 }
 

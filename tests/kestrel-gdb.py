@@ -134,12 +134,12 @@ class KestrelState(gdb.Command):
         ncpus = int(val("ncpus"))
         now = 0
         for c in range(ncpus):
-            now = max(now, int(val("cpus[%d].rq.clock_ns" % c)))
+            now = max(now, int(val("cpus[%d].rq->clock_ns" % c)))
         print("latest runqueue clock: %d ns" % now)
         queued = set()
         for c in range(ncpus):
             cpu = val("cpus[%d]" % c)
-            rq = cpu["rq"]
+            rq = cpu["rq"].dereference()
             if not int(cpu["online"]):
                 print("cpu%d: offline" % c)
                 continue

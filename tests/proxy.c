@@ -343,7 +343,7 @@ static int64_t budget_now(struct task *w)
 	unsigned long flags = arch_irq_save();
 	int64_t b = READ_ONCE(w->dl.runtime);
 
-	if (this_cpu()->rq.donor == w)
+	if (this_rq()->donor == w)
 		b -= (int64_t)(clock_ns() - current()->exec_start_ns);
 	arch_irq_restore(flags);
 	return b;
@@ -356,7 +356,7 @@ static uint64_t vruntime_now(struct task *w)
 	unsigned long flags = arch_irq_save();
 	uint64_t v = READ_ONCE(w->se.vruntime);
 
-	if (this_cpu()->rq.donor == w)
+	if (this_rq()->donor == w)
 		v += (clock_ns() - current()->exec_start_ns) * 1024 / w->se.weight;
 	arch_irq_restore(flags);
 	return v;

@@ -8,6 +8,7 @@
 #include "sched.h"
 #include "timer.h"
 #include "random.h"
+#include "../kernel/sched/testing.h"
 
 static volatile bool stop_flag;
 
@@ -160,7 +161,7 @@ static void setattr_deadline_limits_inclusive(struct ktest *t)
 /* True if @p is what CPU @cpu is running right now (racy peek). */
 static bool running_on(struct task *p, int cpu)
 {
-	return READ_ONCE(cpus[cpu].rq.curr) == p;
+	return READ_ONCE(cpu_rq(cpu)->curr) == p;
 }
 
 static void setaffinity_moves_running_task(struct ktest *t)
@@ -245,7 +246,7 @@ static void affinity_respected_under_churn(struct ktest *t)
 			KEXPECT_EQ(t, sched_setaffinity(h[i], mask), 0);
 		}
 		for (int c = 0; c < ncpus; c++) {
-			struct task *cur = READ_ONCE(cpus[c].rq.curr);
+			struct task *cur = READ_ONCE(cpu_rq(c)->curr);
 
 			for (int i = 0; i < NHOGS; i++)
 				if (cur == h[i] && !((READ_ONCE(h[i]->cpus_allowed) >> c) & 1))
@@ -265,7 +266,7 @@ static int record_cpu(void *arg)
 	int *where = arg;
 
 	*where = smp_processor_id();
-	return cpus[*where].rq.curr == cpus[*where].rq.stop ? 0 : -1;
+	return cpu_rq(*where)->curr == cpu_rq(*where)->stop ? 0 : -1;
 }
 
 static void stop_one_cpu_runs_there(struct ktest *t)
@@ -286,7 +287,7 @@ static int check_all_stopped(void *arg)
 	int self = smp_processor_id(), *bad = arg;
 
 	for (int c = 0; c < ncpus; c++)
-		if (c != self && cpus[c].online && cpus[c].rq.curr != cpus[c].rq.stop)
+		if (c != self && cpus[c].online && cpu_rq(c)->curr != cpu_rq(c)->stop)
 			(*bad)++;
 	return 0;
 }

@@ -338,7 +338,7 @@ static void stop_hogs(int n)
  */
 static struct task *committed_task(int c)
 {
-	struct rq *rq = &cpus[c].rq;
+	struct rq *rq = cpu_rq(c);
 	unsigned long flags = arch_irq_save();
 	struct task *p;
 
@@ -401,7 +401,7 @@ static bool placement_pending(void)
 	for (int c = 0; c < ncpus; c++)
 		if (c != smp_processor_id() && cpus[c].online &&
 		    (READ_ONCE(cpus[c].need_resched) ||
-		     READ_ONCE(cpus[c].rq.lock_dropped)))
+		     READ_ONCE(cpu_rq(c)->lock_dropped)))
 			return true;
 	return false;
 }
@@ -413,7 +413,7 @@ static uint64_t picks_so_far(void)
 	uint64_t n = 0;
 
 	for (int c = 0; c < ncpus; c++)
-		n += READ_ONCE(cpus[c].rq.nr_picks);
+		n += READ_ONCE(cpu_rq(c)->nr_picks);
 	return n;
 }
 
@@ -455,10 +455,10 @@ static int sample_top(struct ktest *t, int nh, int lo, int hi, int samples,
 			 * waiting) another CPU rightly pulls us. */
 			idx[c] = IDX_NONE;	/* not judged */
 			if (c == smp_processor_id() || !cpus[c].online ||
-			    READ_ONCE(cpus[c].rq.rt.throttled))
+			    READ_ONCE(cpu_rq(c)->rt.throttled))
 				continue;
 			idx[c] = hog_index(committed_task(c), nh);
-			if (READ_ONCE(cpus[c].rq.rt.throttled))
+			if (READ_ONCE(cpu_rq(c)->rt.throttled))
 				idx[c] = IDX_NONE;
 		}
 		/* A placement asked for or made while we looked: the look is
@@ -608,7 +608,7 @@ static void rt_waker(void *arg)
 				int i;
 
 				if (c == smp_processor_id() || !cpus[c].online ||
-				    READ_ONCE(cpus[c].rq.rt.throttled))
+				    READ_ONCE(cpu_rq(c)->rt.throttled))
 					continue;
 				i = hog_index(committed_task(c), n);
 				if (i < 1)

@@ -10,6 +10,7 @@
  */
 #include "x86.h"
 #include "cpu.h"
+#include "sched.h"
 #include "mm.h"
 
 struct idt_entry {

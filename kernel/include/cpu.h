@@ -6,7 +6,11 @@
 #define CPU_H
 #include "kernel.h"
 #include "arch.h"
-#include "sched.h"
+#include "spinlock.h"
+
+struct task;
+struct rq;
+struct timer_queue;
 
 #define NR_CPUS 64
 
@@ -23,9 +27,12 @@ struct cpu {
 	int id;				/* logical id 0..ncpus-1 */
 	uint64_t arch_id;		/* APIC id / hart id */
 	bool online;
-	int preempt_count;		/* see sched.h: preempt/irq nesting */
+	int preempt_count;		/* preempt/irq nesting, below */
 	bool need_resched;
-	struct rq rq;			/* this CPU's runqueue */
+	struct task *curr;		/* the running task (its rq's curr):
+					   current_task() in one load */
+	struct rq *rq;			/* this CPU's runqueue, private to
+					   kernel/sched/ */
 	struct task *idle;		/* idle task, always runnable */
 	uint32_t ipi_pending;		/* atomic: IPI_* bits */
 	void (*call_fn)(void *);	/* IPI_CALL request, see smp_call() */
@@ -48,6 +55,21 @@ extern int ncpus;			/* CPUs present (from boot_info) */
 static inline struct cpu *cpu_by_id(int id) { return &cpus[id]; }
 
 /*
+ * Preemption (kernel/sched/core.c): cpu->preempt_count counts
+ * preempt_disable() nesting in its low bits and hardirq nesting in the
+ * high bits; the task may be switched out only at 0.
+ */
+#define PREEMPT_MASK 0x0000ffff
+#define HARDIRQ_OFFSET 0x00010000
+void preempt_disable(void);
+void preempt_enable(void);
+/* A wakeup asked this CPU to reschedule while preemption or interrupts
+ * were off (say, under a spinlock): if both are back on, do it now
+ * rather than at the next interrupt.  spin_unlock() calls it. */
+void preempt_check_resched(void);
+bool in_interrupt(void);
+
+/*
  * The running task (rq->curr) and this CPU's preempt count, each read in
  * one instruction without masking interrupts: a task that migrates
  * between two of its instructions is still itself, and a task whose
@@ -56,7 +78,7 @@ static inline struct cpu *cpu_by_id(int id) { return &cpus[id]; }
  */
 static inline struct task *current_task(void)
 {
-	return (struct task *)arch_this_cpu_read_ulong(offsetof(struct cpu, rq.curr));
+	return (struct task *)arch_this_cpu_read_ulong(offsetof(struct cpu, curr));
 }
 
 static inline long this_cpu_preempt_count(void)

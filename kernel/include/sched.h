@@ -14,6 +14,7 @@
 #include "list.h"
 #include "spinlock.h"
 #include "arch.h"
+#include "cpu.h"		/* preemption, this_cpu() */
 #include "stack_layout.h"
 
 struct cpu;
@@ -85,9 +86,13 @@ struct sched_attr {
 #define DL_PERIOD_MIN_NS (100 * NSEC_PER_USEC)
 #define DL_PERIOD_MAX_NS (4 * NSEC_PER_SEC)
 
-#include "sched_fair.h"		/* struct sched_entity, struct cfs_rq */
-#include "sched_rt.h"		/* struct sched_rt_entity, struct rt_rq */
-#include "sched_dl.h"		/* struct sched_dl_entity, struct dl_rq */
+#include "sched_fair.h"		/* struct sched_entity */
+#include "sched_rt.h"		/* struct sched_rt_entity */
+#include "sched_dl.h"		/* struct sched_dl_entity */
+
+/* Private to kernel/sched/ (internal.h): a class and a runqueue. */
+struct sched_class;
+struct rq;
 
 struct task {
 	struct arch_context ctx;	/* must stay first for asm offsets */
@@ -166,132 +171,6 @@ struct task {
 	uintptr_t stack_base;
 	int stack_slot;
 };
-
-/*
- * struct rq - one CPU's runqueue.  Every field is protected by rq->lock.
- * Two runqueues are locked in CPU-id order (double_rq_lock()).
- */
-struct rq {
-	spinlock_t lock;
-	struct cpu *cpu;
-	struct task *curr;		/* execution context: code running */
-	struct task *donor;		/* scheduling context (== curr until
-					   proxy execution) */
-	struct task *idle;
-	struct task *stop;		/* this CPU's stopper (stop class) */
-	unsigned nr_running;		/* queued tasks of every class, idle
-					   excluded; classes keep it with
-					   add_nr_running/sub_nr_running */
-	struct cfs_rq cfs;
-	struct rt_rq rt;
-	struct dl_rq dl;
-	struct list_head tasks;		/* every queued task (rq_node), any
-					   class: what push/pull scans for
-					   proxy chains (proxy_chain_of) */
-	unsigned push_pending;		/* classes whose push waits for
-					   rq->lock to be free (bit: index in
-					   sched_classes[]; rq_queue_push) */
-	uint64_t clock_ns;		/* updated by update_rq_clock() */
-	bool clock_stale;		/* lock waited for since (core.c) */
-	bool lock_dropped;		/* double_lock_balance() let go of
-					   this lock to retake it in CPU-id
-					   order: whoever takes it meanwhile
-					   sees curr and the queues in the
-					   middle of a pull, push or chain
-					   move (a pick may be deciding) */
-	uint64_t nr_switches;
-	uint64_t nr_picks;		/* __schedule() passes, switching or
-					   not (sched_verify's report) */
-	uint64_t nr_preempt_ticks;	/* scheduler ticks that interrupted
-					   preemptible code (sched_verify) */
-	uint64_t pick_ns;		/* when rq->donor, or its rank, last
-					   changed (rq_donor_changed) */
-	uint64_t pick_ticks;		/* nr_preempt_ticks then */
-	struct task *prev;		/* set across a switch, see core.c */
-};
-
-/*
- * struct sched_class - one scheduling policy.  Classes are ordered stop >
- * deadline > RT > fair > idle (sched_classes[] in core.c); the pick walks
- * them in order and idle always returns a task.  Unless noted, every op is
- * called with rq->lock held and interrupts disabled.
- *
- * Contexts: rq->curr is the task whose code runs, rq->donor the task whose
- * scheduling parameters are in force.  Class decisions (tick, preemption,
- * slices, budgets, push/pull) use the donor; execution facts (affinity,
- * "is it on a CPU") use curr.
- */
-struct sched_class {
-	const char *name;
-	/* Its place in the order, higher first: sched_classes[] in core.c
-	 * is the order, and sched_init() checks that the ranks agree. */
-	int rank;
-	/* Optional.  Initialise this class's part of @rq (rq->cfs / rt /
-	 * dl), once per CPU at boot, before any task is queued.  No lock. */
-	void (*init_rq)(struct rq *rq);
-	/* Make @p runnable on @rq / take it off (ENQUEUE_*, DEQUEUE_*). */
-	void (*enqueue_task)(struct rq *rq, struct task *p, int flags);
-	void (*dequeue_task)(struct rq *rq, struct task *p, int flags);
-	/* rq->donor gives up the CPU voluntarily (yield()). */
-	void (*yield_task)(struct rq *rq);
-	/* @p of this class was just queued on @rq; preempt rq->donor
-	 * (resched_curr) if it should.  Only called when p and the donor are
-	 * of the same class; a higher class always preempts. */
-	void (*wakeup_preempt)(struct rq *rq, struct task *p);
-	/* Return the task to run next, or NULL; does not dequeue it. */
-	struct task *(*pick_next_task)(struct rq *rq);
-	/* @p stops being the running task (it may stay queued). */
-	void (*put_prev_task)(struct rq *rq, struct task *p);
-	/* @p becomes the running task (it was just picked, or changed). */
-	void (*set_next_task)(struct rq *rq, struct task *p);
-	/* Timer tick while @p (rq->donor) runs. */
-	void (*task_tick)(struct rq *rq, struct task *p);
-	/* Charge @delta ns of scheduling-context time to @donor: virtual
-	 * runtime, deadline budget, RR slice.  Called by update_curr() right
-	 * after update_curr_common() charged execution time to rq->curr. */
-	void (*update_curr)(struct rq *rq, struct task *donor, uint64_t delta);
-	/* Choose a CPU for a waking/new task.  Caller holds p->pi_lock only
-	 * (no rq lock); lockless peeks at other runqueues are fine.
-	 * @flags: ENQUEUE_WAKEUP or ENQUEUE_NEW. */
-	int (*select_task_rq)(struct task *p, int prev_cpu, int flags);
-	/* Optional.  Before the pick, with prev still rq->curr: pull work
-	 * from other CPUs (RT/DL pull, fair newidle balance).  May drop and
-	 * retake rq->lock. */
-	void (*balance)(struct rq *rq, struct task *prev);
-	/* Optional.  @p was woken onto @rq and did not preempt: push tasks
-	 * elsewhere if rq is overloaded (RT/DL push). */
-	void (*task_woken)(struct rq *rq, struct task *p);
-	/* Optional.  sched_setattr() moved @p into / out of this class, or
-	 * changed its parameters within it; @p is queued again (if it was)
-	 * with its new parameters.  Decide preemption, push/pull. */
-	void (*switched_to)(struct rq *rq, struct task *p);
-	void (*switched_from)(struct rq *rq, struct task *p);
-	void (*prio_changed)(struct rq *rq, struct task *p);
-	/* Optional.  @p's affinity changed to @mask (p->cpus_allowed is
-	 * already set; p->pi_lock and the lock of p's rq held; p may be
-	 * queued there, and is moved off afterwards if @mask excludes it). */
-	void (*set_cpus_allowed)(struct task *p, uint64_t mask);
-	/* Optional.  @p (rq->curr) blocked on a mutex and stays queued as
-	 * a donor (proxy execution): it may now move with its chain to
-	 * where its owner runs, whatever its own affinity. */
-	void (*task_blocked)(struct rq *rq, struct task *p);
-	/* Optional, with push_tasks.  @rq may have work for another CPU
-	 * (its class is overloaded there): if so, ask for push_tasks once
-	 * rq->lock is free (rq_queue_push).  Called after a proxy chain
-	 * moved onto @rq, at every tick, and by the class itself. */
-	void (*queue_push)(struct rq *rq);
-	/* Optional.  The push rq_queue_push() asked for: move waiting
-	 * tasks (whole proxy chains) to CPUs where they run at once.  Runs
-	 * on rq's CPU after a switch, after a pick that kept prev, and at
-	 * the tick; rq->lock held, may be dropped and retaken. */
-	void (*push_tasks)(struct rq *rq);
-};
-
-extern const struct sched_class stop_sched_class;
-extern const struct sched_class dl_sched_class;
-extern const struct sched_class rt_sched_class;
-extern const struct sched_class fair_sched_class;
-extern const struct sched_class idle_sched_class;
 
 /* ---- Thread API (kernel/sched/thread.c) ---------------------------------- */
 
@@ -433,17 +312,6 @@ int stop_machine(int (*fn)(void *), void *arg);
 
 /* Enter the idle loop of this CPU; used by kmain/secondary_main. */
 void cpu_idle_loop(void) __noreturn;
-
-/* Preemption: a per-CPU count; hardirq nesting is kept in the high bits. */
-#define PREEMPT_MASK 0x0000ffff
-#define HARDIRQ_OFFSET 0x00010000
-void preempt_disable(void);
-void preempt_enable(void);
-/* A wakeup asked this CPU to reschedule while preemption or interrupts
- * were off (say, under a spinlock): if both are back on, do it now
- * rather than at the next interrupt.  spin_unlock() calls it. */
-void preempt_check_resched(void);
-bool in_interrupt(void);
 
 /* Called by the tick (timer.c) on every CPU. */
 void scheduler_tick(void);

@@ -37,12 +37,4 @@ struct sched_dl_entity {
 	uint64_t nr_replenished;	/* replenishments */
 };
 
-struct dl_rq {
-	struct rb_root_cached root;	/* runnable, unthrottled deadline tasks
-					   by deadline, the running one too */
-	unsigned dl_nr_running;		/* tasks in root */
-	struct task *running;		/* set_next_task..put_prev_task */
-	struct timer budget_timer;	/* ends the running task's budget
-					   between ticks (Linux's hrtick) */
-};
 #endif

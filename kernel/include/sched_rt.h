@@ -19,23 +19,4 @@ struct sched_rt_entity {
 					   at enqueue, undone at dequeue) */
 };
 
-struct rt_rq {
-	uint64_t bitmap[2];		/* bit p set: queue[p] not empty */
-	struct list_head queue[RT_NR_LEVELS];	/* indexed by task->prio */
-	unsigned rt_nr_running;		/* queued RT tasks, running one too */
-	unsigned rt_nr_migratory;	/* ... of which may use > 1 CPU */
-	/* Most important queued level (lowest index), RT_NR_LEVELS when
-	 * none.  Read locklessly by other CPUs' push/select (a hint, they
-	 * recheck under the lock). */
-	int highest_prio;
-	bool overloaded;		/* in rt_rto_mask (see rt.c) */
-	int cpu;			/* cpu_of(rq), -1: a private rq (bench)
-					   that stays out of cpupri/rto */
-
-	/* Throttling (rt.c): RT time used in the current period. */
-	uint64_t rt_time_ns;
-	uint64_t period_end_ns;		/* 0: no period open */
-	bool throttled;
-	struct timer period_timer;	/* unthrottles at period_end_ns */
-};
 #endif

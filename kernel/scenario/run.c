@@ -31,11 +31,11 @@
  * the way its `expect` said.
  */
 #include "run.h"
+#include "blocked_on.h"
 #include "cpu.h"
 #include "mm.h"
 #include "timer.h"
 #include "trace.h"
-#include "../sched/proxy.h"
 #include <printf.h>
 #include <string.h>
 
@@ -246,68 +246,37 @@ void say(struct scn_trun *tr, const char *what, const char *text)
 
 /* ---- Assertions ------------------------------------------------------- */
 
-/* The scheduling context the caller runs with: rq->donor of its CPU,
- * read under that rq's lock; its class and priority copied there too. */
-struct ctx_view {
-	struct task *donor;
-	const struct sched_class *class;
-	int prio;
-};
-
-static void my_context(struct ctx_view *v)
-{
-	struct task *self = current();
-	unsigned long flags;
-	struct rq *rq;
-
-	preempt_disable();		/* stay on this CPU */
-	rq = &this_cpu()->rq;
-	flags = spin_lock(&rq->lock);
-	v->donor = rq->curr == self ? rq->donor : self;
-	v->class = v->donor->sched_class;
-	v->prio = v->donor->prio;
-	spin_unlock(&rq->lock, flags);
-	preempt_enable();
-}
-
-static const struct sched_class *policy_class_of(int policy)
-{
-	if (policy == SCHED_DEADLINE)
-		return &dl_sched_class;
-	return policy == SCHED_NORMAL ? &fair_sched_class : &rt_sched_class;
-}
-
 static void check(struct scn_trun *tr, const struct scn_step *st)
 {
 	struct scn_run *r = tr->run;
 	const struct scenario *s = r->s;
-	struct ctx_view v;
+	struct sched_context v;
 	char why[96] = "";
-	bool ok = false;
+	bool ok = false, rt;
 	uint64_t t;
 	int cpu;
 
 	switch (st->op) {
 	case SCN_A_CLASS:
-		my_context(&v);
-		ok = v.class == policy_class_of(st->arg);
+		sched_current_context(&v);
+		ok = strcmp(v.class_name, sched_policy_class_name(st->arg)) == 0;
 		snprintf(why, sizeof(why), "class is %s (context of %s)",
-			 v.class->name, v.donor->name);
+			 v.class_name, v.donor->name);
 		break;
 	case SCN_A_PRIO:
-		my_context(&v);
-		ok = v.class == &rt_sched_class &&
-		     MAX_RT_PRIO - 1 - v.prio == st->arg;
-		if (v.class == &rt_sched_class)
+		sched_current_context(&v);
+		rt = strcmp(v.class_name, sched_policy_class_name(SCHED_FIFO)) == 0;
+		ok = rt && MAX_RT_PRIO - 1 - v.prio == st->arg;
+		if (rt)
 			snprintf(why, sizeof(why), "prio is %d (context of %s)",
 				 MAX_RT_PRIO - 1 - v.prio, v.donor->name);
 		else
 			snprintf(why, sizeof(why), "class is %s, not rt "
-				 "(context of %s)", v.class->name,
+				 "(context of %s)", v.class_name,
 				 v.donor->name);
 		break;
 	case SCN_A_DONOR:
-		my_context(&v);
+		sched_current_context(&v);
 		ok = v.donor == (st->arg < 0 ? current() : r->tr[st->arg].task);
 		snprintf(why, sizeof(why), "donor is %s, expected %s",
 			 v.donor->name, s->text + st->text);

@@ -19,6 +19,8 @@
 #include "printf.h"
 
 /* The classes, highest first: the one place their order is written. */
+struct rq runqueues[NR_CPUS] __aligned(64);
+
 const struct sched_class *const sched_classes[] = {
 	&stop_sched_class,
 	&dl_sched_class,
@@ -120,7 +122,7 @@ bool sched_prio_before(struct task *a, struct task *b)
 struct task *current(void)
 {
 	unsigned long flags = arch_irq_save();	/* no migration mid-read */
-	struct task *t = this_cpu()->rq.curr;
+	struct task *t = this_cpu()->curr;
 
 	arch_irq_restore(flags);
 	return t;
@@ -463,7 +465,7 @@ void finish_task_switch(void)
 static void __schedule(int mode)
 {
 	struct cpu *c = this_cpu();
-	struct rq *rq = &c->rq;
+	struct rq *rq = c->rq;
 	struct task *prev = rq->curr, *prev_donor, *donor, *next;
 
 	spin_lock_raw(&rq->lock);
@@ -514,7 +516,7 @@ static void __schedule(int mode)
 		spin_unlock_raw(&rq->lock);
 		return;
 	}
-	rq->curr = next;
+	rq->curr = c->curr = next;
 	next->on_cpu = 1;
 	next->exec_start_ns = rq->clock_ns;
 	next->nr_switches++;
@@ -533,7 +535,7 @@ static void schedule_mode(int mode)
 
 	if (c->preempt_count != 0)
 		panic("schedule() while atomic (preempt_count %#x) in task %s",
-		      c->preempt_count, c->rq.curr->name);
+		      c->preempt_count, c->curr->name);
 	__schedule(mode);
 	arch_irq_restore(flags);
 }
@@ -653,15 +655,16 @@ void scheduler_tick(void)
 
 void sched_init_cpu(struct cpu *c)
 {
-	struct rq *rq = &c->rq;
+	struct rq *rq = cpu_rq(c->id);
 	char name[TASK_NAME_LEN];
 	struct task *idle;
 
 	spin_init(&rq->lock, "rq");
 	list_init(&rq->tasks);
 	rq->cpu = c;
-	if (c->id == 0 && rq->curr) {
-		idle = rq->curr;		/* the boot context, see sched_init */
+	c->rq = rq;
+	if (c->id == 0 && c->curr) {
+		idle = c->curr;			/* the boot context, see sched_init */
 	} else {
 		snprintf(name, sizeof(name), "idle/%d", c->id);
 		idle = task_alloc(name, NULL, NULL);
@@ -673,7 +676,7 @@ void sched_init_cpu(struct cpu *c)
 	idle->cpus_allowed = 1ULL << c->id;
 	idle->on_cpu = 1;
 	idle->state = TASK_RUNNING;
-	c->idle = rq->idle = rq->curr = rq->donor = idle;
+	c->idle = c->curr = rq->idle = rq->curr = rq->donor = idle;
 	{
 		const struct sched_class *cl;
 
@@ -706,7 +709,7 @@ void sched_init(void)
 			      sched_classes[i - 1]->rank);
 	task_init_common(&boot_task, "idle/0");
 	boot_task.stack_slot = -1;		/* the arch's boot stack */
-	c->rq.curr = &boot_task;
+	c->curr = &boot_task;
 	sched_init_cpu(c);
 	trace_init();
 }

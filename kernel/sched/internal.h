@@ -13,6 +13,9 @@
 #include "sched.h"
 #include "cpu.h"
 #include "trace.h"
+#include "list.h"
+#include "rbtree.h"
+#include "timer.h"
 
 /* enqueue/dequeue flags */
 #define ENQUEUE_WAKEUP 0x01	/* the task is waking up */
@@ -23,8 +26,204 @@
 #define DEQUEUE_SAVE 0x04	/* out for a parameter change, comes back */
 #define DEQUEUE_MIGRATE 0x08	/* leaves for another CPU */
 
-static inline struct rq *cpu_rq(int cpu) { return &cpus[cpu].rq; }
-static inline struct rq *this_rq(void) { return &this_cpu()->rq; }
+/* ---- Runqueues ---------------------------------------------------------- */
+
+/* The fair class's queue (fair.c; the entity is in sched_fair.h). */
+struct cfs_rq {
+	unsigned nr_running;		/* fair tasks queued, curr included */
+	unsigned long load;		/* sum of their weights */
+	uint64_t min_vruntime;		/* monotonic base of the keys */
+	int64_t avg_vruntime;		/* sum (v_i - min_vruntime) * w_i */
+	unsigned long avg_load;		/* sum w_i, tree entities only */
+	struct rb_root_cached tasks_timeline;
+	struct sched_entity *curr;	/* the running fair entity, or NULL;
+					   not in the tree while it runs */
+	bool curr_parked;		/* curr is not running: a higher
+					   class's task took the CPU from it
+					   (put_prev_task_fair).  It stays out
+					   of the tree, and competes as curr,
+					   until a fair pick takes it back or
+					   something needs it in the tree */
+	struct timer hrtick;		/* ends the running request on time
+					   (armed on this rq's CPU only) */
+	unsigned balance_ticks;		/* ticks to the next periodic balance
+					   (touched by this CPU's tick only) */
+	bool full_pick;			/* curr just entered the class: the
+					   next pick lets the classes above
+					   pull (fair_pick_next) */
+};
+
+/* For tests and benches (fair.c).  rq->lock held. */
+/* V, the queue's weighted average vruntime (curr included). */
+uint64_t fair_avg_vruntime(struct rq *rq);
+/* Walk the whole queue and check every invariant of the tree, the sums
+ * and the counts: NULL if all hold, else what is wrong.  O(n). */
+const char *fair_rq_verify(struct rq *rq);
+/* Is @se eligible (v <= V)?  Without a division, as Linux. */
+bool fair_entity_eligible(struct rq *rq, const struct sched_entity *se);
+
+/* The RT class's queue (rt.c). */
+struct rt_rq {
+	uint64_t bitmap[2];		/* bit p set: queue[p] not empty */
+	struct list_head queue[RT_NR_LEVELS];	/* indexed by task->prio */
+	unsigned rt_nr_running;		/* queued RT tasks, running one too */
+	unsigned rt_nr_migratory;	/* ... of which may use > 1 CPU */
+	/* Most important queued level (lowest index), RT_NR_LEVELS when
+	 * none.  Read locklessly by other CPUs' push/select (a hint, they
+	 * recheck under the lock). */
+	int highest_prio;
+	bool overloaded;		/* in rt_rto_mask (see rt.c) */
+	int cpu;			/* cpu_of(rq), -1: a private rq (bench)
+					   that stays out of cpupri/rto */
+
+	/* Throttling (rt.c): RT time used in the current period. */
+	uint64_t rt_time_ns;
+	uint64_t period_end_ns;		/* 0: no period open */
+	bool throttled;
+	struct timer period_timer;	/* unthrottles at period_end_ns */
+};
+
+/* The deadline class's queue (deadline.c). */
+struct dl_rq {
+	struct rb_root_cached root;	/* runnable, unthrottled deadline tasks
+					   by deadline, the running one too */
+	unsigned dl_nr_running;		/* tasks in root */
+	struct task *running;		/* set_next_task..put_prev_task */
+	struct timer budget_timer;	/* ends the running task's budget
+					   between ticks (Linux's hrtick) */
+};
+
+/*
+ * struct rq - one CPU's runqueue.  Every field is protected by rq->lock.
+ * Two runqueues are locked in CPU-id order (double_rq_lock()).
+ */
+struct rq {
+	spinlock_t lock;
+	struct cpu *cpu;
+	struct task *curr;		/* execution context: code running */
+	struct task *donor;		/* scheduling context (== curr until
+					   proxy execution) */
+	struct task *idle;
+	struct task *stop;		/* this CPU's stopper (stop class) */
+	unsigned nr_running;		/* queued tasks of every class, idle
+					   excluded; classes keep it with
+					   add_nr_running/sub_nr_running */
+	struct cfs_rq cfs;
+	struct rt_rq rt;
+	struct dl_rq dl;
+	struct list_head tasks;		/* every queued task (rq_node), any
+					   class: what push/pull scans for
+					   proxy chains (proxy_chain_of) */
+	unsigned push_pending;		/* classes whose push waits for
+					   rq->lock to be free (bit: index in
+					   sched_classes[]; rq_queue_push) */
+	uint64_t clock_ns;		/* updated by update_rq_clock() */
+	bool clock_stale;		/* lock waited for since (core.c) */
+	bool lock_dropped;		/* double_lock_balance() let go of
+					   this lock to retake it in CPU-id
+					   order: whoever takes it meanwhile
+					   sees curr and the queues in the
+					   middle of a pull, push or chain
+					   move (a pick may be deciding) */
+	uint64_t nr_switches;
+	uint64_t nr_picks;		/* __schedule() passes, switching or
+					   not (sched_verify's report) */
+	uint64_t nr_preempt_ticks;	/* scheduler ticks that interrupted
+					   preemptible code (sched_verify) */
+	uint64_t pick_ns;		/* when rq->donor, or its rank, last
+					   changed (rq_donor_changed) */
+	uint64_t pick_ticks;		/* nr_preempt_ticks then */
+	struct task *prev;		/* set across a switch, see core.c */
+};
+
+/*
+ * struct sched_class - one scheduling policy.  Classes are ordered stop >
+ * deadline > RT > fair > idle (sched_classes[] in core.c); the pick walks
+ * them in order and idle always returns a task.  Unless noted, every op is
+ * called with rq->lock held and interrupts disabled.
+ *
+ * Contexts: rq->curr is the task whose code runs, rq->donor the task whose
+ * scheduling parameters are in force.  Class decisions (tick, preemption,
+ * slices, budgets, push/pull) use the donor; execution facts (affinity,
+ * "is it on a CPU") use curr.
+ */
+struct sched_class {
+	const char *name;
+	/* Its place in the order, higher first: sched_classes[] in core.c
+	 * is the order, and sched_init() checks that the ranks agree. */
+	int rank;
+	/* Optional.  Initialise this class's part of @rq (rq->cfs / rt /
+	 * dl), once per CPU at boot, before any task is queued.  No lock. */
+	void (*init_rq)(struct rq *rq);
+	/* Make @p runnable on @rq / take it off (ENQUEUE_*, DEQUEUE_*). */
+	void (*enqueue_task)(struct rq *rq, struct task *p, int flags);
+	void (*dequeue_task)(struct rq *rq, struct task *p, int flags);
+	/* rq->donor gives up the CPU voluntarily (yield()). */
+	void (*yield_task)(struct rq *rq);
+	/* @p of this class was just queued on @rq; preempt rq->donor
+	 * (resched_curr) if it should.  Only called when p and the donor are
+	 * of the same class; a higher class always preempts. */
+	void (*wakeup_preempt)(struct rq *rq, struct task *p);
+	/* Return the task to run next, or NULL; does not dequeue it. */
+	struct task *(*pick_next_task)(struct rq *rq);
+	/* @p stops being the running task (it may stay queued). */
+	void (*put_prev_task)(struct rq *rq, struct task *p);
+	/* @p becomes the running task (it was just picked, or changed). */
+	void (*set_next_task)(struct rq *rq, struct task *p);
+	/* Timer tick while @p (rq->donor) runs. */
+	void (*task_tick)(struct rq *rq, struct task *p);
+	/* Charge @delta ns of scheduling-context time to @donor: virtual
+	 * runtime, deadline budget, RR slice.  Called by update_curr() right
+	 * after update_curr_common() charged execution time to rq->curr. */
+	void (*update_curr)(struct rq *rq, struct task *donor, uint64_t delta);
+	/* Choose a CPU for a waking/new task.  Caller holds p->pi_lock only
+	 * (no rq lock); lockless peeks at other runqueues are fine.
+	 * @flags: ENQUEUE_WAKEUP or ENQUEUE_NEW. */
+	int (*select_task_rq)(struct task *p, int prev_cpu, int flags);
+	/* Optional.  Before the pick, with prev still rq->curr: pull work
+	 * from other CPUs (RT/DL pull, fair newidle balance).  May drop and
+	 * retake rq->lock. */
+	void (*balance)(struct rq *rq, struct task *prev);
+	/* Optional.  @p was woken onto @rq and did not preempt: push tasks
+	 * elsewhere if rq is overloaded (RT/DL push). */
+	void (*task_woken)(struct rq *rq, struct task *p);
+	/* Optional.  sched_setattr() moved @p into / out of this class, or
+	 * changed its parameters within it; @p is queued again (if it was)
+	 * with its new parameters.  Decide preemption, push/pull. */
+	void (*switched_to)(struct rq *rq, struct task *p);
+	void (*switched_from)(struct rq *rq, struct task *p);
+	void (*prio_changed)(struct rq *rq, struct task *p);
+	/* Optional.  @p's affinity changed to @mask (p->cpus_allowed is
+	 * already set; p->pi_lock and the lock of p's rq held; p may be
+	 * queued there, and is moved off afterwards if @mask excludes it). */
+	void (*set_cpus_allowed)(struct task *p, uint64_t mask);
+	/* Optional.  @p (rq->curr) blocked on a mutex and stays queued as
+	 * a donor (proxy execution): it may now move with its chain to
+	 * where its owner runs, whatever its own affinity. */
+	void (*task_blocked)(struct rq *rq, struct task *p);
+	/* Optional, with push_tasks.  @rq may have work for another CPU
+	 * (its class is overloaded there): if so, ask for push_tasks once
+	 * rq->lock is free (rq_queue_push).  Called after a proxy chain
+	 * moved onto @rq, at every tick, and by the class itself. */
+	void (*queue_push)(struct rq *rq);
+	/* Optional.  The push rq_queue_push() asked for: move waiting
+	 * tasks (whole proxy chains) to CPUs where they run at once.  Runs
+	 * on rq's CPU after a switch, after a pick that kept prev, and at
+	 * the tick; rq->lock held, may be dropped and retaken. */
+	void (*push_tasks)(struct rq *rq);
+};
+
+extern const struct sched_class stop_sched_class;
+extern const struct sched_class dl_sched_class;
+extern const struct sched_class rt_sched_class;
+extern const struct sched_class fair_sched_class;
+extern const struct sched_class idle_sched_class;
+
+/* Every CPU's runqueue (core.c); struct cpu points at its own. */
+extern struct rq runqueues[NR_CPUS];
+
+static inline struct rq *cpu_rq(int cpu) { return &runqueues[cpu]; }
+static inline struct rq *this_rq(void) { return this_cpu()->rq; }
 static inline int cpu_of(struct rq *rq) { return rq->cpu->id; }
 static inline bool task_on_cpu(struct rq *rq, struct task *p) { return rq->curr == p; }
 

@@ -732,7 +732,7 @@ void proxy_check_pick(struct rq *rq, struct task *donor, struct task *next)
 struct task *current_donor(void)
 {
 	unsigned long flags = arch_irq_save();	/* no migration mid-read */
-	struct task *t = this_cpu()->rq.donor;
+	struct task *t = this_rq()->donor;
 
 	arch_irq_restore(flags);
 	return t;

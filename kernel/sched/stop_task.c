@@ -240,7 +240,7 @@ void stop_init_cpu(struct cpu *c)
 	t->cpus_allowed = 1ULL << c->id;
 	t->cpu = c->id;
 	t->prio = -2;			/* above deadline, for `ps` */
-	c->rq.stop = t;
+	c->rq->stop = t;
 	s->thread = t;
 	wake_up_new_task(t);
 }

@@ -269,7 +269,7 @@ void thread_exit(int code)
 	/* No preemption from here: a preempted dead task would still be
 	 * queued while its joiner frees it. */
 	arch_irq_disable();
-	self = this_cpu()->rq.curr;
+	self = this_cpu()->curr;
 	if (self == this_cpu()->idle)
 		panic("the idle task of cpu%d called thread_exit", self->cpu);
 	/* Deadline bandwidth back, and no replenishment timer left armed
