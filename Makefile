@@ -86,8 +86,8 @@ SCN_LIST := $(BUILD)/scenarios.list
 $(shell mkdir -p $(BUILD); echo '$(SCN_FILES)' | cmp -s - $(SCN_LIST) || \
 	echo '$(SCN_FILES)' > $(SCN_LIST))
 
-$(BUILD)/scenarios.S: tests/scenarios/embed.sh $(SCN_LIST)
-	sh tests/scenarios/embed.sh $(SCN_FILES) > $@.tmp && mv $@.tmp $@
+$(BUILD)/scenarios.S: tools/embed-scenarios.sh $(SCN_LIST)
+	sh tools/embed-scenarios.sh $(SCN_FILES) > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/scenarios.o: $(BUILD)/scenarios.S $(SCN_FILES)
 	$(CC) $(ASFLAGS) -c $< -o $@
@@ -106,7 +106,7 @@ PACKAGES := make gcc binutils python3 qemu-system-x86 qemu-system-misc \
 	grub-efi-amd64-bin grub-common xorriso mtools opensbi u-boot-qemu u-boot-tools \
 	gdb-multiarch
 deps:
-	@sh tests/install-deps.sh $(PACKAGES)
+	@sh tools/install-deps.sh $(PACKAGES)
 
 # Runner options: only the configuration asked for on the command line.
 RUNNER_ARGS := --build-root $(BUILD_ROOT) $(if $(filter command line environment,$(origin ARCH)),--arch $(ARCH)) \
@@ -122,31 +122,31 @@ debug: deps images
 	$(QEMU_RUN) -S -gdb tcp::1234 || [ $$? -eq $(QEMU_EXIT_OK) ]
 
 test: deps
-	python3 tests/test_runner.py
-	python3 tests/lab/test_lab.py
+	python3 tests/tools/test_runner.py
+	python3 tests/tools/test_lab.py
 	$(MAKE) --no-print-directory -C tests/host test
 	@for a in $(TEST_ARCHES); do $(MAKE) --no-print-directory ARCH=$$a images || exit 1; \
 		[ "$(DEBUG)" = 1 ] || $(MAKE) --no-print-directory ARCH=$$a DEBUG=1 images || exit 1; done
-	python3 tests/runner.py test $(RUNNER_ARGS) $(if $(SUITES),--suites $(SUITES)) \
+	python3 tools/runner.py test $(RUNNER_ARGS) $(if $(SUITES),--suites $(SUITES)) \
 		$(if $(filter 1,$(DEBUG)),,--debug-root build/debug)
 
 bench: deps
 	@for a in $(TEST_ARCHES); do $(MAKE) --no-print-directory ARCH=$$a images || exit 1; done
-	python3 tests/runner.py bench $(RUNNER_ARGS) $(if $(BENCHES),--benches $(BENCHES))
+	python3 tools/runner.py bench $(RUNNER_ARGS) $(if $(BENCHES),--benches $(BENCHES))
 
 profile: deps
 	@if [ -z "$(BENCHES)" ]; then echo "make profile: give BENCHES=name[,name]" \
 		"(make bench lists them)" >&2; exit 2; fi
 	@for a in $(TEST_ARCHES); do $(MAKE) --no-print-directory ARCH=$$a images || exit 1; done
-	python3 tests/runner.py profile $(RUNNER_ARGS) --benches $(BENCHES) \
+	python3 tools/runner.py profile $(RUNNER_ARGS) --benches $(BENCHES) \
 		$(if $(PERIOD),--period $(PERIOD))
 
-# CPUS defaults to the scenario's own `cpus` line (tests/lab/lab.py).
+# CPUS defaults to the scenario's own `cpus` line (tools/lab/lab.py).
 lab: deps
 	@if [ -z "$(SCENARIO)" ]; then echo "make lab: give SCENARIO=file" \
 		"(a scenario script, docs/scenarios.md)" >&2; \
 		exit 2; fi
-	python3 tests/lab/lab.py "$(SCENARIO)" --arch $(ARCH) \
+	python3 tools/lab/lab.py "$(SCENARIO)" --arch $(ARCH) \
 		$(if $(filter command line environment,$(origin CPUS)),--cpus $(CPUS)) \
 		$(if $(LOCKING),--locking $(LOCKING))
 

@@ -24,13 +24,13 @@ failed (an assertion, a kernel error, no trace), 2 for bad usage.
 
 CPUs default to the scenario's `cpus N` line (else 4); NAME is the
 file's name without its extension.  --check also validates the JSON and
-the SVG against the CPU count (tests/lab/validate.py) and prints one
+the SVG against the CPU count (tools/lab/validate.py) and prints one
 PASS/FAIL line: it is the live check `make test` can call.  --convert
 turns a saved console log or trace (e.g. the shell's `trace` output)
 into trace.json and timeline.svg without QEMU.
 
 Python 3 standard library only; the QEMU command lines and the boot
-runner are tests/runner.py's.
+runner are tools/runner.py's.
 """
 
 import argparse

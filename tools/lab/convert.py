@@ -1,6 +1,6 @@
 """convert.py - trace text -> Perfetto JSON and SVG, validated.
 
-Shared by lab.py (make lab) and tests/runner.py (the live check in
+Shared by lab.py (make lab) and tools/runner.py (the live check in
 `make test`); it imports neither, so either may import it.
 """
 

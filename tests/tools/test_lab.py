@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """test_lab.py - host tests of the lab tools (no QEMU, a few seconds).
 
-    python3 tests/lab/test_lab.py
+    python3 tests/tools/test_lab.py
 
-The fixtures in tests/lab/fixtures/ are hand-written traces in the format
+The fixtures in tests/tools/fixtures/ are hand-written traces in the format
 of docs/trace.md: smp4-proxy.log is a whole console log (KTAP, then the
 trace) of 4 CPUs with proxy switches whose donor differs from next (one
 a donor-only switch, prev == next), a chain that migrates from cpu1 to
@@ -24,7 +24,7 @@ import unittest
 import xml.etree.ElementTree as ET
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tools", "lab"))
 import ktrace       # noqa: E402
 import lab         # noqa: E402
 import perfetto    # noqa: E402

@@ -308,13 +308,13 @@ def scenario_matrix(arches, cpu_counts):
     return boots
 
 
-# The live check of the lab tools (tests/lab/, docs/lab-tools.md): a
+# The live check of the lab tools (tools/lab/, docs/lab-tools.md): a
 # scenario booted from a boot module with trace=dump, x86_64 through GRUB
 # (the script as a multiboot2 module, as `make lab` boots it), riscv64
 # through U-Boot (booti with the script as the initrd, as on a board; or
 # with QEMU's -initrd, as `make lab` does, where U-Boot is missing).
 # Its KTAP is judged like a test boot's; then its trace must convert to
-# Perfetto JSON and an SVG timeline that tests/lab/validate.py accepts
+# Perfetto JSON and an SVG timeline that tools/lab/validate.py accepts
 # (every begin has its end, timestamps ordered per CPU, one lane per
 # CPU).  They are kept next to the log (.json, .svg).
 LAB_SCENARIO = "tests/scenarios/xcpu_chain.scn"
@@ -483,7 +483,7 @@ def run_boot(boot, timeout):
         if res.timed_out:
             logf.write(("\n# timed out (%s); every CPU's registers (QEMU "
                         "monitor):\n" % res.timed_out).encode() + regs)
-            logf.write(b"\n# the scheduler's state (tests/kestrel-gdb.py on a "
+            logf.write(b"\n# the scheduler's state (tools/kestrel-gdb.py on a "
                        b"memory dump):\n" + state)
     if os.path.exists(os.path.join(ROOT, mon)):
         os.unlink(os.path.join(ROOT, mon))
@@ -494,7 +494,7 @@ def run_boot(boot, timeout):
 
 def hang_state(boot, mon):
     """What the scheduler of a hung boot was doing: dump its memory
-    through the monitor, read it with gdb and tests/kestrel-gdb.py
+    through the monitor, read it with gdb and tools/kestrel-gdb.py
     (every CPU's runqueue and timers, the tasks not queued).  The dump
     (as large as the guest's memory) is deleted unless KESTREL_KEEP_CORE
     is set; the log then says where it is."""
@@ -518,14 +518,14 @@ def hang_state(boot, mon):
     try:
         out = subprocess.run(
             ["gdb-multiarch", "-batch", "-nx",
-             "-x", os.path.join(ROOT, "tests/kestrel-gdb.py"),
+             "-x", os.path.join(ROOT, "tools/kestrel-gdb.py"),
              "-ex", "kestrel-state", elf, core],
             capture_output=True, timeout=120).stdout
     except (OSError, subprocess.TimeoutExpired) as e:
         out = ("(gdb-multiarch: %s)\n" % e).encode()
     if os.environ.get("KESTREL_KEEP_CORE"):
         out += ("# memory dump kept: %s (gdb-multiarch %s %s -x "
-                "tests/kestrel-gdb.py)\n" % (core, elf, core)).encode()
+                "tools/kestrel-gdb.py)\n" % (core, elf, core)).encode()
     else:
         os.unlink(core)
     return lapic + out
@@ -801,7 +801,7 @@ def judge_lab(res, tally):
     judge_test(res, tally)
     if res.error:
         return
-    sys.path.insert(0, os.path.join(ROOT, "tests", "lab"))
+    sys.path.insert(0, os.path.join(ROOT, "tools", "lab"))
     import convert
     import ktrace
     what = "%s trace_to_json_and_svg" % res.boot.name

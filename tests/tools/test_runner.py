@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """test_runner.py - unit tests of runner.py's KTAP parsing and judging.
 
-    python3 tests/test_runner.py
+    python3 tests/tools/test_runner.py
 """
 
 import contextlib
@@ -10,7 +10,8 @@ import os
 import sys
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "tools"))
 import runner  # noqa: E402
 import profile_report  # noqa: E402
 
