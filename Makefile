@@ -146,7 +146,7 @@ lab: deps
 	@if [ -z "$(SCENARIO)" ]; then echo "make lab: give SCENARIO=file" \
 		"(a scenario script, docs/scenarios.md)" >&2; \
 		exit 2; fi
-	python3 tools/lab/lab.py "$(SCENARIO)" --arch $(ARCH) \
+	python3 tools/runner.py lab "$(SCENARIO)" --arch $(ARCH) \
 		$(if $(filter command line environment,$(origin CPUS)),--cpus $(CPUS)) \
 		$(if $(LOCKING),--locking $(LOCKING))
 
