@@ -15,8 +15,9 @@
 #                                    (build/lab/: JSON for Perfetto, SVG)
 #   make deps                        apt-get install what is missing
 #
-# Per-arch settings (compiler, flags, image rules, QEMU command line) are
-# in arch/$(ARCH)/build.mk.
+# Per-arch settings (compiler, flags, image rules) are in
+# arch/$(ARCH)/build.mk; the host tools (test runner, lab tool, QEMU
+# command lines) in tools/.
 
 ARCH ?= x86_64
 CPUS ?= 4
@@ -113,13 +114,15 @@ RUNNER_ARGS := --build-root $(BUILD_ROOT) $(if $(filter command line environment
 	$(if $(filter command line environment,$(origin CPUS)),--cpus $(CPUS))
 TEST_ARCHES := $(if $(filter command line environment,$(origin ARCH)),$(ARCH),x86_64 riscv64)
 
-# A clean poweroff is success even where QEMU reports it as status 1.
+# The QEMU command line is the runner's (tools/kestrel/qemu.py), like
+# every test boot's; a clean poweroff is success even where QEMU reports
+# it as status 1 (x86_64).
+RUN_ARGS := --arch $(ARCH) --cpus $(CPUS) --build-root $(BUILD_ROOT)
 run: deps images
-	$(QEMU_RUN) || [ $$? -eq $(QEMU_EXIT_OK) ]
+	@python3 tools/runner.py run $(RUN_ARGS)
 
 debug: deps images
-	@echo "QEMU is halted with a gdb stub on localhost:1234; see README.md (Debugging)."
-	$(QEMU_RUN) -S -gdb tcp::1234 || [ $$? -eq $(QEMU_EXIT_OK) ]
+	@python3 tools/runner.py run $(RUN_ARGS) --gdb
 
 test: deps
 	python3 tests/tools/test_runner.py

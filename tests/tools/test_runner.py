@@ -9,6 +9,7 @@ QEMU command lines, and of tools/profile_report.py.
 import contextlib
 import io
 import os
+import re
 import sys
 import unittest
 
@@ -492,6 +493,51 @@ class ScenarioMatrixTests(unittest.TestCase):
         self.assertEqual(len(module), 2)
         for b in module:
             self.assertNotIn("-icount", b.extra)
+
+
+class InteractiveTests(unittest.TestCase):
+    """`make run` / `make debug` (runner.py run): the machine and the
+    exit status."""
+
+    def test_x86_runs_the_grub_iso_like_the_grub_test_boot(self):
+        argv = qemu.interactive("x86_64", 4, "build")
+        test_boot = qemu.x86_grub(4, "build/x86_64/kestrel.iso")
+        self.assertEqual(argv, test_boot + ["-boot", "d"])
+        self.assertIn("isa-debug-exit,iobase=0xf4,iosize=0x04", argv)
+        self.assertNotIn("-S", argv)
+
+    def test_riscv_runs_the_image_without_a_command_line(self):
+        argv = qemu.interactive("riscv64", 2, "build/debug")
+        self.assertEqual(argv[0], "qemu-system-riscv64")
+        self.assertIn("build/debug/riscv64/Image", argv)
+        self.assertNotIn("-append", argv)
+        self.assertEqual(argv[argv.index("-smp") + 1], "2")
+
+    def test_debug_starts_halted_with_a_gdb_stub(self):
+        for arch in ("x86_64", "riscv64"):
+            argv = qemu.interactive(arch, 1, "build", gdb=True)
+            self.assertEqual(argv[-3:], ["-S", "-gdb", "tcp::1234"])
+
+    def test_clean_poweroff_is_success(self):
+        self.assertEqual(qemu.interactive_status("x86_64", 1), 0)
+        self.assertEqual(qemu.interactive_status("x86_64", 0), 0)  # Ctrl-A x
+        self.assertEqual(qemu.interactive_status("x86_64", 3), 3)
+        self.assertEqual(qemu.interactive_status("riscv64", 0), 0)
+        self.assertEqual(qemu.interactive_status("riscv64", 1), 1)
+        self.assertEqual(qemu.interactive_status("riscv64", -15), 1)
+
+    def test_one_source_of_qemu_command_lines(self):
+        # Only tools/kestrel/qemu.py spells a QEMU command line; the
+        # build files name the runner instead (the Makefile's package
+        # list names qemu-system-x86, the Debian package).
+        root = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                            "..", "..")
+        for f in ("Makefile", "arch/x86_64/build.mk",
+                  "arch/riscv64/build.mk"):
+            with open(os.path.join(root, f)) as fh:
+                m = re.search(r"qemu-system-(x86_64|riscv64)|QEMU_RUN",
+                              fh.read())
+            self.assertIsNone(m, "%s spells a QEMU command line" % f)
 
 
 PROFILE_LOG = """\

@@ -5,10 +5,11 @@ import argparse
 import os
 import sys
 
-from . import ROOT, boot, judge, matrix, selftest
+from . import ROOT, boot, judge, matrix, qemu, selftest
 from .bench import PROFILE_PERIOD_US, bench_main, profile_main
 
-MODES = ("test", "bench", "profile")
+MODES = ("test", "bench", "profile", "run")
+RUN_ARCH, RUN_CPUS = "x86_64", 4        # the Makefile's ARCH and CPUS
 
 
 def test_main(args):
@@ -71,6 +72,9 @@ def main(argv=None):
     ap.add_argument("--debug-root",
                     help="test: also boot the DEBUG=1 images in DIR/<arch>/ "
                     "with DEBUG_SUITES")
+    ap.add_argument("--gdb", action="store_true",
+                    help="run: start halted, gdb stub on :%d (make debug)"
+                    % qemu.GDB_PORT)
     ap.add_argument("--log-dir", default=boot.LOG_DIR,
                     help="serial logs, ISOs, U-Boot dirs (default %s)"
                     % boot.LOG_DIR)
@@ -84,4 +88,8 @@ def main(argv=None):
         return test_main(args)
     if args.mode == "profile":
         return profile_main(args)
+    if args.mode == "run":
+        return qemu.run_interactive(args.arch or RUN_ARCH,
+                                    args.cpus or RUN_CPUS, args.build_root,
+                                    args.gdb)
     return bench_main(args)

@@ -1,8 +1,10 @@
 """qemu.py - every QEMU command line Kestrel boots with, and what QEMU's
 exit status means.
 
-The test, bench and profile boots: one function per boot method
-(-kernel, GRUB ISO, U-Boot); ICOUNT for the -icount boots.
+The test, bench and profile boots (one function per boot method: -kernel,
+GRUB ISO, U-Boot; ICOUNT for the -icount boots) and the interactive
+machine of `make run` / `make debug` (interactive()) are all spelled
+here: arch/*/build.mk and the Makefile spell none.
 
 QEMU exit status (see docs/testing.md): on x86_64 the isa-debug-exit device
 makes QEMU exit with (code << 1) | 1, so kernel code 0 is status 1; status 0
@@ -12,6 +14,9 @@ sifive test device): 0 is success.
 """
 
 import os
+import signal
+import subprocess
+import sys
 
 from . import ROOT
 
@@ -39,8 +44,9 @@ def x86_grub(cpus, iso):
 
 
 def riscv_kernel(cpus, cmdline, root):
-    """riscv64 through OpenSBI (fw_dynamic) loading the Image directly
-    from @root/riscv64/."""
+    """riscv64 through OpenSBI (QEMU's -bios default, fw_dynamic) loading
+    the Image from @root/riscv64/: it goes to RAM base + 2 MiB
+    (0x80200000), entered with a0 = hart id, a1 = DTB."""
     return (["qemu-system-riscv64", "-machine", "virt", "-smp", str(cpus)]
             + QEMU_COMMON
             + ["-bios", "default", "-kernel", root + "/riscv64/Image"]
@@ -84,3 +90,53 @@ def kernel_exit_code(arch, status):
             return status >> 1
         return None     # QEMU exited by itself (reset, -no-reboot)
     return status
+
+# ---- make run / make debug ------------------------------------------------
+
+GDB_PORT = 1234
+
+
+def interactive(arch, cpus, root, gdb=False):
+    """The machine of `make run`: x86_64 through GRUB from the ISO that
+    `make images` built (the path a PC boots; -boot d goes to the CD
+    without first failing to read a hard disk), riscv64 through OpenSBI
+    with -kernel; no command line, so the kernel starts its shell.  @gdb
+    (`make debug`): halted at the first instruction, gdb stub on
+    GDB_PORT."""
+    if arch == "x86_64":
+        argv = x86_grub(cpus, root + "/x86_64/kestrel.iso") + ["-boot", "d"]
+    else:
+        argv = riscv_kernel(cpus, "", root)
+    if gdb:
+        argv += ["-S", "-gdb", "tcp::%d" % GDB_PORT]
+    return argv
+
+
+def interactive_status(arch, status):
+    """`make run`'s exit status for QEMU's @status: 0 when QEMU ended with
+    0 (Ctrl-A x; on x86_64 also a reset, -no-reboot) or the kernel
+    powered off cleanly (status 1 on x86_64: isa-debug-exit), else
+    QEMU's status (1 if a signal ended it)."""
+    if status == 0 or kernel_exit_code(arch, status) == 0:
+        return 0
+    return status if status > 0 else 1
+
+
+def run_interactive(arch, cpus, root, gdb=False):
+    """Run the interactive machine on this terminal (the serial console
+    is stdin/stdout; Ctrl-A x quits) until it ends; the exit status for
+    make (interactive_status())."""
+    argv = interactive(arch, cpus, root, gdb)
+    print(" ".join(argv), flush=True)
+    if gdb:
+        print("QEMU is halted with a gdb stub on localhost:%d; see README.md "
+              "(Debugging with gdb)." % GDB_PORT, flush=True)
+    try:
+        proc = subprocess.Popen(argv)
+    except OSError as e:
+        print("cannot run %s: %s" % (argv[0], e), file=sys.stderr)
+        return 127
+    # The terminal's keys are the guest's: a SIGINT that reaches us
+    # anyway (the terminal not in QEMU's raw mode) is left to QEMU.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    return interactive_status(arch, proc.wait())
