@@ -495,6 +495,43 @@ class ScenarioMatrixTests(unittest.TestCase):
             self.assertNotIn("-icount", b.extra)
 
 
+class TestBootsTests(unittest.TestCase):
+    """matrix.test_boots(): the options of `runner.py test`."""
+
+    def test_whole_matrix(self):
+        boots = matrix.test_boots(debug_root="build/debug")
+        names = [b.name for b in boots]
+        self.assertEqual(len(names), len(set(names)))
+        self.assertIn("x86_64/smp4-grub", names)
+        self.assertIn("x86_64/smp2-debug", names)
+        kinds = [b.kind for b in boots]
+        self.assertEqual(kinds.count("crash"), 2 * len(matrix.CRASH_EXPECT))
+        self.assertEqual(kinds.count("selftest"), 2)
+        self.assertEqual(kinds.count("lab"), 2)
+        for b in boots:
+            if b.kind == "test" and "ktest=all" in b.cmdline:
+                self.assertIn("expect_cpus=%d" % b.cpus, b.cmdline)
+
+    def test_scenarios_only(self):
+        boots = matrix.test_boots("x86_64", 2, "scenarios")
+        self.assertEqual([b.name for b in boots], [
+            "x86_64/smp2-scenarios", "x86_64/smp2-scenario-module",
+            "x86_64/smp2-lab"])
+
+    def test_one_suite_leaves_out_crash_and_selftest(self):
+        boots = matrix.test_boots("x86_64", 2, "mutex")
+        self.assertEqual([(b.name, b.cmdline) for b in boots], [
+            ("x86_64/smp2-grub", "ktest=mutex expect_cpus=2 sched_verify=on"),
+            ("x86_64/smp2-inherit",
+             "ktest=mutex expect_cpus=2 locking=inherit sched_verify=on"),
+            ("x86_64/smp2-none",
+             "ktest=mutex expect_cpus=2 locking=none sched_verify=on")])
+        self.assertEqual(matrix.test_boots("x86_64", 1, "spinlock",
+                                           no_crash=True,
+                                           no_selftest=True)[0].name,
+                         "x86_64/smp1-grub")
+
+
 class InteractiveTests(unittest.TestCase):
     """`make run` / `make debug` (runner.py run): the machine and the
     exit status."""
