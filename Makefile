@@ -15,8 +15,9 @@
 #                                    (build/lab/: JSON for Perfetto, SVG)
 #   make deps                        apt-get install what is missing
 #
-# Per-arch settings (compiler, flags, image rules, QEMU command line) are
-# in arch/$(ARCH)/build.mk.
+# Per-arch settings (compiler, flags, image rules) are in
+# arch/$(ARCH)/build.mk; the host tools (test runner, lab tool, QEMU
+# command lines) in tools/.
 
 ARCH ?= x86_64
 CPUS ?= 4
@@ -86,8 +87,8 @@ SCN_LIST := $(BUILD)/scenarios.list
 $(shell mkdir -p $(BUILD); echo '$(SCN_FILES)' | cmp -s - $(SCN_LIST) || \
 	echo '$(SCN_FILES)' > $(SCN_LIST))
 
-$(BUILD)/scenarios.S: tests/scenarios/embed.sh $(SCN_LIST)
-	sh tests/scenarios/embed.sh $(SCN_FILES) > $@.tmp && mv $@.tmp $@
+$(BUILD)/scenarios.S: tools/embed-scenarios.sh $(SCN_LIST)
+	sh tools/embed-scenarios.sh $(SCN_FILES) > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/scenarios.o: $(BUILD)/scenarios.S $(SCN_FILES)
 	$(CC) $(ASFLAGS) -c $< -o $@
@@ -106,47 +107,49 @@ PACKAGES := make gcc binutils python3 qemu-system-x86 qemu-system-misc \
 	grub-efi-amd64-bin grub-common xorriso mtools opensbi u-boot-qemu u-boot-tools \
 	gdb-multiarch
 deps:
-	@sh tests/install-deps.sh $(PACKAGES)
+	@sh tools/install-deps.sh $(PACKAGES)
 
 # Runner options: only the configuration asked for on the command line.
 RUNNER_ARGS := --build-root $(BUILD_ROOT) $(if $(filter command line environment,$(origin ARCH)),--arch $(ARCH)) \
 	$(if $(filter command line environment,$(origin CPUS)),--cpus $(CPUS))
 TEST_ARCHES := $(if $(filter command line environment,$(origin ARCH)),$(ARCH),x86_64 riscv64)
 
-# A clean poweroff is success even where QEMU reports it as status 1.
+# The QEMU command line is the runner's (tools/kestrel/qemu.py), like
+# every test boot's; a clean poweroff is success even where QEMU reports
+# it as status 1 (x86_64).
+RUN_ARGS := --arch $(ARCH) --cpus $(CPUS) --build-root $(BUILD_ROOT)
 run: deps images
-	$(QEMU_RUN) || [ $$? -eq $(QEMU_EXIT_OK) ]
+	@python3 tools/runner.py run $(RUN_ARGS)
 
 debug: deps images
-	@echo "QEMU is halted with a gdb stub on localhost:1234; see README.md (Debugging)."
-	$(QEMU_RUN) -S -gdb tcp::1234 || [ $$? -eq $(QEMU_EXIT_OK) ]
+	@python3 tools/runner.py run $(RUN_ARGS) --gdb
 
 test: deps
-	python3 tests/test_runner.py
-	python3 tests/lab/test_lab.py
+	python3 tests/tools/test_runner.py
+	python3 tests/tools/test_lab.py
 	$(MAKE) --no-print-directory -C tests/host test
 	@for a in $(TEST_ARCHES); do $(MAKE) --no-print-directory ARCH=$$a images || exit 1; \
 		[ "$(DEBUG)" = 1 ] || $(MAKE) --no-print-directory ARCH=$$a DEBUG=1 images || exit 1; done
-	python3 tests/runner.py test $(RUNNER_ARGS) $(if $(SUITES),--suites $(SUITES)) \
+	python3 tools/runner.py test $(RUNNER_ARGS) $(if $(SUITES),--suites $(SUITES)) \
 		$(if $(filter 1,$(DEBUG)),,--debug-root build/debug)
 
 bench: deps
 	@for a in $(TEST_ARCHES); do $(MAKE) --no-print-directory ARCH=$$a images || exit 1; done
-	python3 tests/runner.py bench $(RUNNER_ARGS) $(if $(BENCHES),--benches $(BENCHES))
+	python3 tools/runner.py bench $(RUNNER_ARGS) $(if $(BENCHES),--benches $(BENCHES))
 
 profile: deps
 	@if [ -z "$(BENCHES)" ]; then echo "make profile: give BENCHES=name[,name]" \
 		"(make bench lists them)" >&2; exit 2; fi
 	@for a in $(TEST_ARCHES); do $(MAKE) --no-print-directory ARCH=$$a images || exit 1; done
-	python3 tests/runner.py profile $(RUNNER_ARGS) --benches $(BENCHES) \
+	python3 tools/runner.py profile $(RUNNER_ARGS) --benches $(BENCHES) \
 		$(if $(PERIOD),--period $(PERIOD))
 
-# CPUS defaults to the scenario's own `cpus` line (tests/lab/lab.py).
+# CPUS defaults to the scenario's own `cpus` line (tools/lab/lab.py).
 lab: deps
 	@if [ -z "$(SCENARIO)" ]; then echo "make lab: give SCENARIO=file" \
 		"(a scenario script, docs/scenarios.md)" >&2; \
 		exit 2; fi
-	python3 tests/lab/lab.py "$(SCENARIO)" --arch $(ARCH) \
+	python3 tools/runner.py lab "$(SCENARIO)" --arch $(ARCH) \
 		$(if $(filter command line environment,$(origin CPUS)),--cpus $(CPUS)) \
 		$(if $(LOCKING),--locking $(LOCKING))
 

@@ -265,7 +265,7 @@ static int cmd_bench(int argc, char **argv)
 }
 
 /* `profile NAME [period_us]`: benchmark NAME under the profiler; the
- * chains are raw addresses (tests/profile_report.py names them). */
+ * chains are raw addresses (tools/profile_report.py names them). */
 static int cmd_profile(int argc, char **argv)
 {
 	unsigned long long us = 20;

@@ -2,8 +2,8 @@
  * crash.c - deliberate failures for `crash=NAME` on the command line.
  *
  * Each scenario must end in a PANIC line (and QEMU exiting with a
- * failure status); the host runner (tests/runner.py, CRASH_EXPECT) checks
- * that the line says the right thing:
+ * failure status); the runner (CRASH_EXPECT in tools/kestrel/matrix.py)
+ * checks that the line says the right thing:
  *
  *   stack_overflow  thread "overflow-test" recurses into its guard page;
  *                   the fault handler must name the thread

@@ -2,8 +2,8 @@
  * ktest_selftest.c - the test framework's own promises, one case per
  * outcome.  Most cases fail on purpose, so the suite is explicit-only: it
  * runs for `ktest=ktest_selftest` (shell: `test ktest_selftest`), never
- * in "all".  tests/runner.py boots it and checks every result exactly
- * (SELFTEST_CHECKS there): a change here needs the same change there.
+ * in "all".  The runner boots it and checks every result exactly against
+ * SELFTEST_CHECKS (tools/kestrel/selftest.py): change both together.
  *
  * The "# selftest: ..." diagnostic lines are the evidence the runner
  * looks for: a line that proves a case went on (after KEXPECT failures,

@@ -26,9 +26,3 @@ ARCH_IMAGES := $(BUILD)/Image
 # (KERNEL is defined after this file is included: name it in full.)
 $(BUILD)/Image: $(BUILD)/kernel.elf arch/riscv64/mkimage.py
 	python3 arch/riscv64/mkimage.py $< $@
-
-# OpenSBI (QEMU's -bios default, fw_dynamic) loads the raw Image at RAM
-# base + 2 MiB (0x80200000) and enters it with a0 = hart id, a1 = DTB.
-QEMU_EXIT_OK := 0
-QEMU_RUN = qemu-system-riscv64 -machine virt -m 512M -smp $(CPUS) \
-	-nographic -no-reboot -bios default -kernel $(BUILD)/Image

@@ -29,13 +29,3 @@ $(BUILD)/kernel.mb1: $(BUILD)/kernel.elf
 
 $(BUILD)/kestrel.iso: $(BUILD)/kernel.elf arch/x86_64/mkiso.sh
 	sh arch/x86_64/mkiso.sh $< $@ ""
-
-# `make run`: boot the ISO through GRUB, serial console on stdio
-# (Ctrl-A x quits QEMU).  isa-debug-exit lets arch_poweroff() set QEMU's
-# exit status: (code << 1) | 1.
-# isa-debug-exit makes a clean poweroff exit with status 1 (see docs/testing.md).
-QEMU_EXIT_OK := 1
-QEMU_RUN = qemu-system-x86_64 -machine q35 -smp $(CPUS) -m 512M \
-	-nographic -no-reboot \
-	-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
-	-boot d -cdrom $(BUILD)/kestrel.iso

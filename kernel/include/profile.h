@@ -7,7 +7,7 @@
  * pointers), counted by distinct call chain.  Under `qemu -icount
  * shift=0` the samples fall on the same instructions in every run.  `make profile BENCHES=name` runs a
  * benchmark under it and names the functions on the host
- * (tests/profile_report.py); the shell's `profile` command does the same
+ * (tools/profile_report.py); the shell's `profile` command does the same
  * on a board and prints the raw chains.
  */
 #ifndef PROFILE_H

@@ -1,10 +1,12 @@
-#!/usr/bin/env python3
 """lab.py - run a scenario under QEMU and draw what the scheduler did.
 
-    lab.py SCENARIO [--arch A] [--cpus N] [--locking MODE] [--timeout S]
-                    [--out DIR] [--no-build]
-    lab.py --check SCENARIO [--arch A] ...     boot, convert, validate
-    lab.py --convert FILE [--out DIR] [--allow-truncated]
+    runner.py lab SCENARIO [--arch A] [--cpus N] [--locking MODE]
+                  [--timeout S] [--out DIR] [--no-build]
+    runner.py lab --check SCENARIO [--arch A] ...   boot, convert, validate
+    runner.py lab --convert FILE [--out DIR] [--allow-truncated]
+
+(python3 tools/runner.py lab ...: this module is part of the lab package,
+tools/lab/, and imports the kestrel package beside it.)
 
 The first form is `make lab SCENARIO=file`: build the kernel (make
 images), boot it with `scenario=module trace=dump [locking=MODE]` and
@@ -24,13 +26,13 @@ failed (an assertion, a kernel error, no trace), 2 for bad usage.
 
 CPUs default to the scenario's `cpus N` line (else 4); NAME is the
 file's name without its extension.  --check also validates the JSON and
-the SVG against the CPU count (tests/lab/validate.py) and prints one
+the SVG against the CPU count (tools/lab/validate.py) and prints one
 PASS/FAIL line: it is the live check `make test` can call.  --convert
 turns a saved console log or trace (e.g. the shell's `trace` output)
 into trace.json and timeline.svg without QEMU.
 
 Python 3 standard library only; the QEMU command lines and the boot
-runner are tests/runner.py's.
+runner are the kestrel package's (tools/kestrel/qemu.py, boot.py).
 """
 
 import argparse
@@ -39,14 +41,11 @@ import re
 import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.dirname(HERE))
-import ktrace       # noqa: E402
-import runner       # noqa: E402
-from convert import convert_text  # noqa: E402
+from kestrel import ROOT, boot, ktap, matrix, qemu
 
-ROOT = runner.ROOT
+from . import ktrace
+from .convert import convert_text
+
 LOCKING_MODES = ("proxy", "inherit", "none")
 DEFAULT_LOCKING = "proxy"       # the kernel's mode without locking=
 # `4:10: message` as the kernel reports a malformed script, possibly
@@ -102,8 +101,8 @@ class Scenario:
         return ["    " + src, "    " + " " * max(col - 1, 0) + "^"]
 
 
-class LabBoot(runner.Boot):
-    """A runner.Boot whose files live in the lab's output directory and
+class LabBoot(boot.Boot):
+    """A kestrel Boot whose files live in the lab's output directory and
     whose machine gets the scenario as its boot module."""
 
     def __init__(self, arch, cpus, cmdline, module, outdir):
@@ -119,13 +118,14 @@ class LabBoot(runner.Boot):
     def prepare(self):
         if self.arch == "x86_64":
             iso = os.path.join(self.outdir, "kestrel.iso")
-            runner.run_tool(["sh", "arch/x86_64/mkiso.sh",
-                             runner.BUILD_ROOT + "/x86_64/kernel.elf", iso,
-                             self.cmdline, self.module])
-            argv = runner.qemu_x86_grub(self.cpus, iso)
+            boot.run_tool(["sh", "arch/x86_64/mkiso.sh",
+                           boot.BUILD_ROOT + "/x86_64/kernel.elf", iso,
+                           self.cmdline, self.module])
+            argv = qemu.x86_grub(self.cpus, iso)
         else:
-            argv = runner.qemu_riscv_kernel(self.cpus, self.cmdline) + [
-                "-initrd", self.module]
+            argv = qemu.riscv_kernel(self.cpus, self.cmdline,
+                                     boot.BUILD_ROOT)
+            argv += ["-initrd", self.module]
         return argv + self.extra
 
 
@@ -146,7 +146,7 @@ def check_image(arch):
 
 
 def find_parse_error(log):
-    for line in runner.clean_lines(log):
+    for line in ktap.clean_lines(log):
         m = PARSE_ERROR_RE.match(line.strip())
         if m:
             return int(m.group(1)), int(m.group(2)), m.group(3)
@@ -155,7 +155,7 @@ def find_parse_error(log):
 
 def no_trace_reason(log):
     why = "the kernel printed no trace (no 'trace begin' line)"
-    lines = [l.strip() for l in runner.clean_lines(log)]
+    lines = [l.strip() for l in ktap.clean_lines(log)]
     if any(l.startswith(SHELL_PROMPT) for l in lines):
         why += ("; it started its shell instead: does this kernel know "
                 "scenario=module and trace=dump?")
@@ -163,7 +163,7 @@ def no_trace_reason(log):
 
 
 def tail(log, n=12):
-    lines = [l for l in runner.clean_lines(log) if l.strip()]
+    lines = [l for l in ktap.clean_lines(log) if l.strip()]
     return ["    | " + l for l in lines[-n:]]
 
 
@@ -215,12 +215,12 @@ def run_lab(args, scen):
         build_images(arch)
     check_image(arch)
     timeout = args.timeout or 90 + 3 * scen.timeout_s
-    boot = LabBoot(arch, cpus, cmdline, scen.path, outdir)
+    lb = LabBoot(arch, cpus, cmdline, scen.path, outdir)
     print("lab: %s on %s, %d CPU%s, locking %s (%s)" % (
         rel(scen.path), arch, cpus, "" if cpus == 1 else "s", locking,
         cmdline))
-    res = runner.run_boot(boot, timeout)
-    out.files.append(("console log", boot.log_path()))
+    res = boot.run_boot(lb, timeout)
+    out.files.append(("console log", lb.log_path()))
     if res.error:
         raise LabError("cannot boot: %s" % res.error)
     log = res.log
@@ -231,14 +231,14 @@ def run_lab(args, scen):
                             % (rel(scen.path), line, col, msg))
         out.problems += scen.show(line, col)
         return out
-    out.cases, ktap_problems = runner.parse_ktap(log)
-    panic = runner.find_panic(log)
+    out.cases, ktap_problems = ktap.parse_ktap(log)
+    panic = ktap.find_panic(log)
     if panic:
         out.problems.append(panic)
     if res.timed_out:
         out.problems.append("QEMU timed out after %.0f s" % timeout)
     else:
-        code = runner.kernel_exit_code(arch, res.status)
+        code = qemu.kernel_exit_code(arch, res.status)
         if code is None:
             out.problems.append("QEMU exited with status %s without the "
                                 "kernel powering off" % res.status)
@@ -323,8 +323,9 @@ def convert_main(args):
     return 1 if probs else 0
 
 
-def main(argv=None):
+def main(argv=None, prog=None):
     ap = argparse.ArgumentParser(
+        prog=prog,
         description=__doc__.split("\n")[0],
         epilog="make lab SCENARIO=file [ARCH=..] [CPUS=..] [LOCKING=..] "
         "runs the first form.")
@@ -333,7 +334,7 @@ def main(argv=None):
                     help="boot SCENARIO, convert and validate; PASS/FAIL")
     ap.add_argument("--convert", metavar="FILE",
                     help="console log or trace text -> JSON + SVG, no QEMU")
-    ap.add_argument("--arch", default="x86_64", choices=runner.ARCHES)
+    ap.add_argument("--arch", default="x86_64", choices=matrix.ARCHES)
     ap.add_argument("--cpus", type=int,
                     help="CPUs (default: the scenario's 'cpus' line, else 4)")
     ap.add_argument("--locking", choices=LOCKING_MODES,
@@ -375,7 +376,3 @@ def main(argv=None):
     else:
         print("result: %s" % verdict)
     return 1 if failed else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,13 +1,10 @@
 """convert.py - trace text -> Perfetto JSON and SVG, validated.
 
-Shared by lab.py (make lab) and tests/runner.py (the live check in
+Shared by lab.py (make lab) and kestrel/judge.py (the live check in
 `make test`); it imports neither, so either may import it.
 """
 
-import ktrace
-import perfetto
-import svgtimeline
-import validate
+from . import ktrace, perfetto, svgtimeline, validate
 
 
 def convert_text(text, title, allow_truncated=False, meta=None):

@@ -24,7 +24,7 @@ Python 3 standard library only.
 
 from xml.sax.saxutils import escape, quoteattr
 
-import ktrace
+from . import ktrace
 
 WIDTH = 1280
 LEFT = 110              # lane labels

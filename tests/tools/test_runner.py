@@ -1,18 +1,24 @@
 #!/usr/bin/env python3
-"""test_runner.py - unit tests of runner.py's KTAP parsing and judging.
+"""test_runner.py - unit tests of the runner (tools/runner.py, the kestrel
+package in tools/kestrel/): its KTAP parsing, judging, boot matrix and
+QEMU command lines, and of tools/profile_report.py.
 
-    python3 tests/test_runner.py
+    python3 tests/tools/test_runner.py
 """
 
 import contextlib
 import io
 import os
+import re
 import sys
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import runner  # noqa: E402
+# The code under test: tools/ is the import root of the host tools.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "tools"))
 import profile_report  # noqa: E402
+from kestrel import (bench, boot, judge, ktap, matrix, qemu,  # noqa: E402
+                     selftest)
 
 GOOD = """\
 OpenSBI v1.1
@@ -105,7 +111,7 @@ not ok 1 context
 
 class ParseTests(unittest.TestCase):
     def test_good_log(self):
-        cases, problems = runner.parse_ktap(GOOD)
+        cases, problems = ktap.parse_ktap(GOOD)
         self.assertEqual(problems, [])
         self.assertEqual([(c.full_name(), c.status) for c in cases], [
             ("spinlock.counter_exact_all_cpus", "PASS"),
@@ -115,7 +121,7 @@ class ParseTests(unittest.TestCase):
         self.assertEqual(cases[2].reason, "needs >= 2 CPUs")
 
     def test_failures_keep_diagnostics_and_timeout(self):
-        cases, problems = runner.parse_ktap(FAILING)
+        cases, problems = ktap.parse_ktap(FAILING)
         self.assertEqual(problems, [])
         self.assertEqual([c.status for c in cases], ["FAIL", "FAIL"])
         self.assertIn("tests/timer.c:80: cpu3: firing #2 was timer 5, want 2",
@@ -125,7 +131,7 @@ class ParseTests(unittest.TestCase):
         self.assertEqual(cases[1].reason, "timeout")
 
     def test_tainted_case_is_a_skip(self):
-        cases, problems = runner.parse_ktap(TAINTED)
+        cases, problems = ktap.parse_ktap(TAINTED)
         self.assertEqual(problems, [])
         self.assertEqual([(c.name, c.status) for c in cases], [
             ("heap_exhaustion_returns_null", "FAIL"),
@@ -135,65 +141,65 @@ class ParseTests(unittest.TestCase):
         self.assertEqual(cases[1].diags, ["tests/mm.c:40: expected p != NULL"])
 
     def test_crash_gives_missing_results(self):
-        cases, problems = runner.parse_ktap(CRASHED)
+        cases, problems = ktap.parse_ktap(CRASHED)
         self.assertEqual([(c.num, c.status) for c in cases],
                          [(1, "PASS"), (2, "FAIL"), (3, "FAIL")])
         self.assertIn("no result", cases[1].reason)
         self.assertTrue(any("suites finished" in p for p in problems))
-        self.assertIn("thread-many", runner.find_panic(CRASHED))
+        self.assertIn("thread-many", ktap.find_panic(CRASHED))
 
     def test_noise_and_escapes(self):
-        cases, problems = runner.parse_ktap(NOISY)
+        cases, problems = ktap.parse_ktap(NOISY)
         self.assertEqual(problems, [])
         self.assertEqual([(c.full_name(), c.status) for c in cases],
                          [("smp.cpu_count_matches_qemu", "PASS")])
 
     def test_without_indentation(self):
-        cases, problems = runner.parse_ktap(NO_INDENT)
+        cases, problems = ktap.parse_ktap(NO_INDENT)
         self.assertEqual(problems, [])
         self.assertEqual([(c.full_name(), c.status) for c in cases], [
             ("context.callee_saved_across_yield", "PASS"),
             ("context.callee_saved_across_sleep", "FAIL")])
 
     def test_no_output(self):
-        cases, problems = runner.parse_ktap("OpenSBI v1.1\nhang\n")
+        cases, problems = ktap.parse_ktap("OpenSBI v1.1\nhang\n")
         self.assertEqual(cases, [])
         self.assertEqual(problems, ["no KTAP output"])
 
     def test_unknown_suite(self):
         log = "[cpu0] KTAP version 1\n[cpu0] 1..0\n[cpu0] # unknown suite 'foo'\n"
-        cases, problems = runner.parse_ktap(log)
+        cases, problems = ktap.parse_ktap(log)
         self.assertEqual(problems, ["unknown suite 'foo'"])
 
     def test_truncated_plan(self):
         log = GOOD.split("[cpu0] ok 2 mm")[0]
-        cases, problems = runner.parse_ktap(log)
+        cases, problems = ktap.parse_ktap(log)
         self.assertTrue(any("1 of 2 suites" in p for p in problems))
 
 
 class ExitStatusTests(unittest.TestCase):
     def test_x86_mapping(self):
-        self.assertEqual(runner.kernel_exit_code("x86_64", 1), 0)
-        self.assertEqual(runner.kernel_exit_code("x86_64", 3), 1)
-        self.assertIsNone(runner.kernel_exit_code("x86_64", 0))
-        self.assertIsNone(runner.kernel_exit_code("x86_64", None))
+        self.assertEqual(qemu.kernel_exit_code("x86_64", 1), 0)
+        self.assertEqual(qemu.kernel_exit_code("x86_64", 3), 1)
+        self.assertIsNone(qemu.kernel_exit_code("x86_64", 0))
+        self.assertIsNone(qemu.kernel_exit_code("x86_64", None))
 
     def test_riscv_mapping(self):
-        self.assertEqual(runner.kernel_exit_code("riscv64", 0), 0)
-        self.assertEqual(runner.kernel_exit_code("riscv64", 1), 1)
+        self.assertEqual(qemu.kernel_exit_code("riscv64", 0), 0)
+        self.assertEqual(qemu.kernel_exit_code("riscv64", 1), 1)
 
 
 def fake_result(arch, kind, log, status, cmdline="ktest=all", expect=None):
-    boot = runner.Boot(arch, 2, "kernel", cmdline, "%s/smp2" % arch, kind,
-                       expect)
-    res = runner.BootResult(boot)
+    b = boot.Boot(arch, 2, "kernel", cmdline, "%s/smp2" % arch, kind,
+                  expect)
+    res = boot.BootResult(b)
     res.log = log
     res.status = status
     return res
 
 
 def judged(fn, res):
-    tally = runner.Tally()
+    tally = judge.Tally()
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         fn(res, tally)
@@ -202,7 +208,7 @@ def judged(fn, res):
 
 class JudgeTests(unittest.TestCase):
     def test_pass_with_success_status(self):
-        tally, out = judged(runner.judge_test,
+        tally, out = judged(judge.judge_test,
                             fake_result("x86_64", "test", GOOD, 1))
         self.assertEqual((tally.passed, tally.failed, tally.skipped),
                          (3, 0, 1))
@@ -211,7 +217,7 @@ class JudgeTests(unittest.TestCase):
                       "(needs >= 2 CPUs)", out)
 
     def test_tainted_skip_shows_its_failures(self):
-        tally, out = judged(runner.judge_test,
+        tally, out = judged(judge.judge_test,
                             fake_result("x86_64", "test", TAINTED, 3))
         self.assertEqual((tally.passed, tally.failed, tally.skipped),
                          (0, 1, 1))
@@ -221,13 +227,13 @@ class JudgeTests(unittest.TestCase):
                       "p != NULL\n", out)
 
     def test_pass_but_failure_status(self):
-        tally, out = judged(runner.judge_test,
+        tally, out = judged(judge.judge_test,
                             fake_result("riscv64", "test", GOOD, 1))
         self.assertEqual(tally.failed, 1)
         self.assertIn("does not match", out)
 
     def test_reset_without_poweroff(self):
-        tally, out = judged(runner.judge_test,
+        tally, out = judged(judge.judge_test,
                             fake_result("x86_64", "test", GOOD, 0))
         self.assertEqual(tally.failed, 1)
         self.assertIn("without the kernel powering off", out)
@@ -235,7 +241,7 @@ class JudgeTests(unittest.TestCase):
     def test_timeout(self):
         res = fake_result("x86_64", "test", CRASHED, None)
         res.timed_out = "no output for 120 s"
-        tally, out = judged(runner.judge_test, res)
+        tally, out = judged(judge.judge_test, res)
         self.assertIn("timed out: no output for 120 s", out)
         self.assertIn("PANIC at kernel/sched/core.c:120", out)
 
@@ -245,22 +251,22 @@ class JudgeTests(unittest.TestCase):
                "(task main): recursive lock crash-recursion-lock\n")
         ok = fake_result("riscv64", "crash", log, 1, "crash=spin_recursion",
                          "crash-recursion-lock")
-        tally, out = judged(runner.judge_crash, ok)
+        tally, out = judged(judge.judge_crash, ok)
         self.assertEqual((tally.passed, tally.failed), (1, 0))
         bad = fake_result("riscv64", "crash", log, 1, "crash=stack_overflow",
                           "overflow-test")
-        tally, out = judged(runner.judge_crash, bad)
+        tally, out = judged(judge.judge_crash, bad)
         self.assertEqual(tally.failed, 1)
         silent = fake_result("x86_64", "crash", "[cpu0] hello\n", 1,
                              "crash=panic", "deliberate")
-        tally, out = judged(runner.judge_crash, silent)
+        tally, out = judged(judge.judge_crash, silent)
         self.assertIn("no PANIC line", out)
         self.assertIn("says success", out)
 
     def test_bench_lines(self):
         log = ("[cpu0] bench ctx_switch: 412 instructions (per switch)\n"
                "[cpu0] # bench ipi_roundtrip: SKIP needs >= 2 CPUs\n")
-        self.assertEqual(runner.parse_bench(log), [
+        self.assertEqual(bench.parse_bench(log), [
             ("ctx_switch", "412", "instructions", "per switch"),
             ("ipi_roundtrip", "-", "", "SKIP needs >= 2 CPUs")])
 
@@ -317,17 +323,17 @@ def selftest_result(log, arch="x86_64", status=3):
 
 
 def failed_checks(res):
-    return {check: why for check, why in runner.selftest_checks(res) if why}
+    return {check: why for check, why in selftest.selftest_checks(res) if why}
 
 
 class SelftestTests(unittest.TestCase):
     def test_expected_output_passes_every_check(self):
         for arch, status in (("x86_64", 3), ("riscv64", 1)):
             res = selftest_result(SELFTEST_LOG, arch, status)
-            checks = runner.selftest_checks(res)
+            checks = selftest.selftest_checks(res)
             self.assertEqual([c for c, _ in checks], SELFTEST_CHECK_NAMES)
             self.assertEqual(failed_checks(res), {})
-        tally, out = judged(runner.judge_selftest,
+        tally, out = judged(selftest.judge_selftest,
                             selftest_result(SELFTEST_LOG))
         self.assertEqual((tally.passed, tally.failed), (11, 0))
         self.assertIn("PASS x86_64/smp2 ktest_selftest.timeout_reported",
@@ -442,24 +448,24 @@ class SelftestTests(unittest.TestCase):
             "[cpu0] # Totals",
             "\n".join(SELFTEST_LOG.splitlines()[2:-3]) + "\n"
             "[cpu0] not ok 3 ktest_selftest\n[cpu0] # Totals")
-        tally, out = judged(runner.judge_test,
+        tally, out = judged(judge.judge_test,
                             fake_result("x86_64", "test", log, 3))
         self.assertIn("explicit-only suite ran in ktest=all: ktest_selftest",
                       out)
 
     def test_one_boot_per_arch(self):
-        boots = runner.selftest_matrix(["x86_64", "riscv64"], [1, 2, 4])
+        boots = matrix.selftest_matrix(["x86_64", "riscv64"], [1, 2, 4])
         self.assertEqual([(b.name, b.cmdline, b.kind) for b in boots], [
             ("x86_64/smp2-selftest", "ktest=ktest_selftest expect_cpus=2",
              "selftest"),
             ("riscv64/smp2-selftest", "ktest=ktest_selftest expect_cpus=2",
              "selftest")])
-        self.assertEqual(runner.selftest_matrix(["x86_64"], [1])[0].cpus, 1)
+        self.assertEqual(matrix.selftest_matrix(["x86_64"], [1])[0].cpus, 1)
 
 
 class DebugMatrixTests(unittest.TestCase):
     def test_debug_boots_use_their_own_images(self):
-        boots = runner.debug_matrix(["x86_64", "riscv64"], [1, 2, 4],
+        boots = matrix.debug_matrix(["x86_64", "riscv64"], [1, 2, 4],
                                     ["mutex", "spinlock"], "build/debug")
         self.assertEqual([(b.name, b.cmdline) for b in boots], [
             ("x86_64/smp2-debug",
@@ -468,25 +474,107 @@ class DebugMatrixTests(unittest.TestCase):
              "ktest=mutex expect_cpus=2 sched_verify=on")])
         argv = boots[1].prepare()
         self.assertIn("build/debug/riscv64/Image", argv)
-        self.assertEqual(runner.debug_matrix(["x86_64"], [1, 2], ["spinlock"],
+        self.assertEqual(matrix.debug_matrix(["x86_64"], [1, 2], ["spinlock"],
                                              "build/debug"), [])
-        self.assertEqual(runner.debug_matrix(["x86_64"], [8], [],
+        self.assertEqual(matrix.debug_matrix(["x86_64"], [8], [],
                                              "d")[0].cpus, 8)
 
 class ScenarioMatrixTests(unittest.TestCase):
     def test_scenario_all_boots_run_under_icount(self):
-        boots = runner.scenario_matrix(["x86_64", "riscv64"], [1, 2, 4, 8])
+        boots = matrix.scenario_matrix(["x86_64", "riscv64"], [1, 2, 4, 8])
         timed = [b for b in boots if "scenario=all" in b.cmdline]
         self.assertEqual([b.name for b in timed], [
             "x86_64/smp2-scenarios", "x86_64/smp4-scenarios",
             "riscv64/smp2-scenarios", "riscv64/smp4-scenarios"])
         for b in timed:
             self.assertIn("icount=1", b.cmdline.split())
-            self.assertEqual(b.extra, runner.ICOUNT[b.arch])
+            self.assertEqual(b.extra, qemu.ICOUNT[b.arch])
         module = [b for b in boots if "scenario=module" in b.cmdline]
         self.assertEqual(len(module), 2)
         for b in module:
             self.assertNotIn("-icount", b.extra)
+
+
+class TestBootsTests(unittest.TestCase):
+    """matrix.test_boots(): the options of `runner.py test`."""
+
+    def test_whole_matrix(self):
+        boots = matrix.test_boots(debug_root="build/debug")
+        names = [b.name for b in boots]
+        self.assertEqual(len(names), len(set(names)))
+        self.assertIn("x86_64/smp4-grub", names)
+        self.assertIn("x86_64/smp2-debug", names)
+        kinds = [b.kind for b in boots]
+        self.assertEqual(kinds.count("crash"), 2 * len(matrix.CRASH_EXPECT))
+        self.assertEqual(kinds.count("selftest"), 2)
+        self.assertEqual(kinds.count("lab"), 2)
+        for b in boots:
+            if b.kind == "test" and "ktest=all" in b.cmdline:
+                self.assertIn("expect_cpus=%d" % b.cpus, b.cmdline)
+
+    def test_scenarios_only(self):
+        boots = matrix.test_boots("x86_64", 2, "scenarios")
+        self.assertEqual([b.name for b in boots], [
+            "x86_64/smp2-scenarios", "x86_64/smp2-scenario-module",
+            "x86_64/smp2-lab"])
+
+    def test_one_suite_leaves_out_crash_and_selftest(self):
+        boots = matrix.test_boots("x86_64", 2, "mutex")
+        self.assertEqual([(b.name, b.cmdline) for b in boots], [
+            ("x86_64/smp2-grub", "ktest=mutex expect_cpus=2 sched_verify=on"),
+            ("x86_64/smp2-inherit",
+             "ktest=mutex expect_cpus=2 locking=inherit sched_verify=on"),
+            ("x86_64/smp2-none",
+             "ktest=mutex expect_cpus=2 locking=none sched_verify=on")])
+        self.assertEqual(matrix.test_boots("x86_64", 1, "spinlock",
+                                           no_crash=True,
+                                           no_selftest=True)[0].name,
+                         "x86_64/smp1-grub")
+
+
+class InteractiveTests(unittest.TestCase):
+    """`make run` / `make debug` (runner.py run): the machine and the
+    exit status."""
+
+    def test_x86_runs_the_grub_iso_like_the_grub_test_boot(self):
+        argv = qemu.interactive("x86_64", 4, "build")
+        test_boot = qemu.x86_grub(4, "build/x86_64/kestrel.iso")
+        self.assertEqual(argv, test_boot + ["-boot", "d"])
+        self.assertIn("isa-debug-exit,iobase=0xf4,iosize=0x04", argv)
+        self.assertNotIn("-S", argv)
+
+    def test_riscv_runs_the_image_without_a_command_line(self):
+        argv = qemu.interactive("riscv64", 2, "build/debug")
+        self.assertEqual(argv[0], "qemu-system-riscv64")
+        self.assertIn("build/debug/riscv64/Image", argv)
+        self.assertNotIn("-append", argv)
+        self.assertEqual(argv[argv.index("-smp") + 1], "2")
+
+    def test_debug_starts_halted_with_a_gdb_stub(self):
+        for arch in ("x86_64", "riscv64"):
+            argv = qemu.interactive(arch, 1, "build", gdb=True)
+            self.assertEqual(argv[-3:], ["-S", "-gdb", "tcp::1234"])
+
+    def test_clean_poweroff_is_success(self):
+        self.assertEqual(qemu.interactive_status("x86_64", 1), 0)
+        self.assertEqual(qemu.interactive_status("x86_64", 0), 0)  # Ctrl-A x
+        self.assertEqual(qemu.interactive_status("x86_64", 3), 3)
+        self.assertEqual(qemu.interactive_status("riscv64", 0), 0)
+        self.assertEqual(qemu.interactive_status("riscv64", 1), 1)
+        self.assertEqual(qemu.interactive_status("riscv64", -15), 1)
+
+    def test_one_source_of_qemu_command_lines(self):
+        # Only tools/kestrel/qemu.py spells a QEMU command line; the
+        # build files name the runner instead (the Makefile's package
+        # list names qemu-system-x86, the Debian package).
+        root = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                            "..", "..")
+        for f in ("Makefile", "arch/x86_64/build.mk",
+                  "arch/riscv64/build.mk"):
+            with open(os.path.join(root, f)) as fh:
+                m = re.search(r"qemu-system-(x86_64|riscv64)|QEMU_RUN",
+                              fh.read())
+            self.assertIsNone(m, "%s spells a QEMU command line" % f)
 
 
 PROFILE_LOG = """\
@@ -511,15 +599,15 @@ class FakeSymbols(profile_report.Symbols):
 
 class BenchTargetTests(unittest.TestCase):
     def test_targets_at_one_cpu_only(self):
-        self.assertEqual(runner.bench_target("x86_64", 1, "mutex_pair", "45"),
+        self.assertEqual(bench.bench_target("x86_64", 1, "mutex_pair", "45"),
                          "<= 50")
-        self.assertEqual(runner.bench_target("riscv64", 1, "mutex_pair",
+        self.assertEqual(bench.bench_target("riscv64", 1, "mutex_pair",
                                              "61"), "<= 60 MISSED")
-        self.assertEqual(runner.bench_target("x86_64", 2, "mutex_pair", "99"),
+        self.assertEqual(bench.bench_target("x86_64", 2, "mutex_pair", "99"),
                          "")
-        self.assertEqual(runner.bench_target("x86_64", 1, "spin_pair", "62"),
+        self.assertEqual(bench.bench_target("x86_64", 1, "spin_pair", "62"),
                          "")
-        self.assertEqual(runner.bench_target("x86_64", 1, "ctx_switch", "-"),
+        self.assertEqual(bench.bench_target("x86_64", 1, "ctx_switch", "-"),
                          "")
 
 

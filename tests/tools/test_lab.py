@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """test_lab.py - host tests of the lab tools (no QEMU, a few seconds).
 
-    python3 tests/lab/test_lab.py
+    python3 tests/tools/test_lab.py
 
-The fixtures in tests/lab/fixtures/ are hand-written traces in the format
+The fixtures in tests/tools/fixtures/ are hand-written traces in the format
 of docs/trace.md: smp4-proxy.log is a whole console log (KTAP, then the
 trace) of 4 CPUs with proxy switches whose donor differs from next (one
 a donor-only switch, prev == next), a chain that migrates from cpu1 to
@@ -18,18 +18,17 @@ import json
 import os
 import random
 import shutil
+import subprocess
 import sys
 import tempfile
 import unittest
 import xml.etree.ElementTree as ET
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import ktrace       # noqa: E402
-import lab         # noqa: E402
-import perfetto    # noqa: E402
-import svgtimeline  # noqa: E402
-import validate    # noqa: E402
+# The code under test: tools/ is the import root of the host tools.
+TOOLS = os.path.join(HERE, "..", "..", "tools")
+sys.path.insert(0, TOOLS)
+from lab import ktrace, lab, perfetto, svgtimeline, validate  # noqa: E402
 
 
 def fixture(name):
@@ -585,6 +584,15 @@ class Driver(unittest.TestCase):
                 self.assertEqual(lab.main(["--convert", os.path.join(
                     d, "trunc.log"), "--allow-truncated"]), 0)
             self.assertIn("truncated trace", err.getvalue())
+            # The same through the command line students type, which
+            # must find the packages without help.
+            os.unlink(os.path.join(d, "trace.json"))
+            proc = subprocess.run(
+                [sys.executable, os.path.join(TOOLS, "runner.py"), "lab",
+                 "--convert", log], capture_output=True, text=True)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            self.assertIn("59 events on 4 CPUs", proc.stdout)
+            self.assertTrue(os.path.exists(os.path.join(d, "trace.json")))
         finally:
             shutil.rmtree(d)
 
@@ -601,7 +609,7 @@ class Driver(unittest.TestCase):
 
 
 class FakeBoot(unittest.TestCase):
-    """lab.py's judging of a boot, with runner.run_boot replaced by a
+    """lab.py's judging of a boot, with boot.run_boot replaced by a
     canned console log (no QEMU)."""
 
     def setUp(self):
@@ -610,21 +618,21 @@ class FakeBoot(unittest.TestCase):
         with open(self.scn, "w") as f:
             f.write("scenario inv\ncpus 4\nmutex m\ntask a fair\n"
                     "    lok m\nend\nend scenario\n")
-        self.saved = (lab.runner.run_boot, lab.check_image)
+        self.saved = (lab.boot.run_boot, lab.check_image)
         lab.check_image = lambda arch: None
         self.argv = []
 
     def tearDown(self):
-        lab.runner.run_boot, lab.check_image = self.saved
+        lab.boot.run_boot, lab.check_image = self.saved
         shutil.rmtree(self.dir)
 
     def run_lab(self, log, status, *extra, check=False):
         def fake(boot, timeout):
             self.argv.append(boot.cmdline)
-            res = lab.runner.BootResult(boot)
+            res = lab.boot.BootResult(boot)
             res.log, res.status = log, status
             return res
-        lab.runner.run_boot = fake
+        lab.boot.run_boot = fake
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             rc = lab.main(["--check"] * check + [

@@ -22,7 +22,7 @@ Python 3 standard library only.
 
 import json
 
-import ktrace
+from . import ktrace
 
 PID_CPUS = 1
 PID_WAITS = 2

@@ -2,7 +2,7 @@
 # a live kernel (make debug) or a memory dump of a hung one (the test
 # runner writes one when a boot times out; README.md, "Debugging").
 #
-#   gdb-multiarch build/riscv64/kernel.elf CORE -x tests/kestrel-gdb.py \
+#   gdb-multiarch build/riscv64/kernel.elf CORE -x tools/kestrel-gdb.py \
 #       -ex kestrel-state
 #
 # kestrel-state prints, per online CPU: its preempt count, pending

@@ -1,0 +1,142 @@
+"""qemu.py - every QEMU command line Kestrel boots with, and what QEMU's
+exit status means.
+
+The test, bench and profile boots (one function per boot method: -kernel,
+GRUB ISO, U-Boot; ICOUNT for the -icount boots) and the interactive
+machine of `make run` / `make debug` (interactive()) are all spelled
+here: arch/*/build.mk and the Makefile spell none.
+
+QEMU exit status (see docs/testing.md): on x86_64 the isa-debug-exit device
+makes QEMU exit with (code << 1) | 1, so kernel code 0 is status 1; status 0
+means QEMU stopped without the kernel asking (reset/triple fault with
+-no-reboot).  On riscv64 the status is the kernel's code (SBI SRST / the
+sifive test device): 0 is success.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+
+from . import ROOT
+
+QEMU_COMMON = ["-m", "512M", "-nographic", "-no-reboot"]
+X86_EXIT_DEVICE = ["-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
+
+
+def append(cmdline):
+    """-append @cmdline, or nothing for an empty one (the shell)."""
+    return ["-append", cmdline] if cmdline else []
+
+
+def x86_kernel(cpus, cmdline, root):
+    """x86_64 through QEMU's multiboot1 loader (-kernel: ELF32 image)
+    from @root/x86_64/."""
+    return (["qemu-system-x86_64", "-machine", "q35", "-smp", str(cpus)]
+            + QEMU_COMMON + X86_EXIT_DEVICE
+            + ["-kernel", root + "/x86_64/kernel.mb1"] + append(cmdline))
+
+
+def x86_grub(cpus, iso):
+    """x86_64 through GRUB (multiboot2) from an ISO made by mkiso.sh."""
+    return (["qemu-system-x86_64", "-machine", "q35", "-smp", str(cpus)]
+            + QEMU_COMMON + X86_EXIT_DEVICE + ["-cdrom", iso])
+
+
+def riscv_kernel(cpus, cmdline, root):
+    """riscv64 through OpenSBI (QEMU's -bios default, fw_dynamic) loading
+    the Image from @root/riscv64/: it goes to RAM base + 2 MiB
+    (0x80200000), entered with a0 = hart id, a1 = DTB."""
+    return (["qemu-system-riscv64", "-machine", "virt", "-smp", str(cpus)]
+            + QEMU_COMMON
+            + ["-bios", "default", "-kernel", root + "/riscv64/Image"]
+            + append(cmdline))
+
+
+UBOOT_ELF = "/usr/lib/u-boot/qemu-riscv64_smode/uboot.elf"
+
+
+def riscv_uboot(cpus, outdir):
+    """riscv64 through OpenSBI -> U-Boot -> booti: U-Boot's distro boot
+    finds boot.scr + Image that arch/riscv64/mkuboot.sh put in @outdir,
+    which QEMU presents as a FAT disk (vvfat); no key press needed."""
+    return (["qemu-system-riscv64", "-machine", "virt", "-smp", str(cpus)]
+            + QEMU_COMMON
+            + ["-bios", "default", "-kernel", UBOOT_ELF,
+               "-drive", "file=fat:%s,format=raw,if=virtio,readonly=on"
+               % outdir])
+
+
+def uboot_available():
+    return (os.path.exists(os.path.join(ROOT, "arch/riscv64/mkuboot.sh"))
+            and os.path.exists(UBOOT_ELF))
+
+
+# Deterministic time: the guest's clock advances with the instructions
+# it runs (bench, profile, the scenario=all and -icount test boots).
+ICOUNT = {
+    "x86_64": ["-icount", "shift=0,sleep=off", "-rtc", "clock=vm"],
+    "riscv64": ["-icount", "shift=0,sleep=off"],
+}
+
+
+def kernel_exit_code(arch, status):
+    """Map QEMU's exit status to the code the kernel passed to
+    arch_poweroff(), or None if the kernel did not power off."""
+    if status is None:
+        return None
+    if arch == "x86_64":
+        if status & 1:
+            return status >> 1
+        return None     # QEMU exited by itself (reset, -no-reboot)
+    return status
+
+# ---- make run / make debug ------------------------------------------------
+
+GDB_PORT = 1234
+
+
+def interactive(arch, cpus, root, gdb=False):
+    """The machine of `make run`: x86_64 through GRUB from the ISO that
+    `make images` built (the path a PC boots; -boot d goes to the CD
+    without first failing to read a hard disk), riscv64 through OpenSBI
+    with -kernel; no command line, so the kernel starts its shell.  @gdb
+    (`make debug`): halted at the first instruction, gdb stub on
+    GDB_PORT."""
+    if arch == "x86_64":
+        argv = x86_grub(cpus, root + "/x86_64/kestrel.iso") + ["-boot", "d"]
+    else:
+        argv = riscv_kernel(cpus, "", root)
+    if gdb:
+        argv += ["-S", "-gdb", "tcp::%d" % GDB_PORT]
+    return argv
+
+
+def interactive_status(arch, status):
+    """`make run`'s exit status for QEMU's @status: 0 when QEMU ended with
+    0 (Ctrl-A x; on x86_64 also a reset, -no-reboot) or the kernel
+    powered off cleanly (status 1 on x86_64: isa-debug-exit), else
+    QEMU's status (1 if a signal ended it)."""
+    if status == 0 or kernel_exit_code(arch, status) == 0:
+        return 0
+    return status if status > 0 else 1
+
+
+def run_interactive(arch, cpus, root, gdb=False):
+    """Run the interactive machine on this terminal (the serial console
+    is stdin/stdout; Ctrl-A x quits) until it ends; the exit status for
+    make (interactive_status())."""
+    argv = interactive(arch, cpus, root, gdb)
+    print(" ".join(argv), flush=True)
+    if gdb:
+        print("QEMU is halted with a gdb stub on localhost:%d; see README.md "
+              "(Debugging with gdb)." % GDB_PORT, flush=True)
+    try:
+        proc = subprocess.Popen(argv)
+    except OSError as e:
+        print("cannot run %s: %s" % (argv[0], e), file=sys.stderr)
+        return 127
+    # The terminal's keys are the guest's: a SIGINT that reaches us
+    # anyway (the terminal not in QEMU's raw mode) is left to QEMU.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    return interactive_status(arch, proc.wait())
