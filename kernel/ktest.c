@@ -37,6 +37,7 @@
  * Suites registered with KTEST_SUITE_EXPLICIT() are left out of "all".
  */
 #include "cpu.h"
+#include "ktap.h"
 #include "ktest.h"
 #include "blocked_on.h"
 #include "mutex.h"
@@ -57,6 +58,10 @@ extern const struct ktest_suite __stop_ktest_suites[];
 #define KTEST_GRACE_MS 3000
 #define KTEST_GRACE_LOOK_NS (10 * NSEC_PER_MSEC)
 #define KTEST_TAINT_LEN 160	/* "<case> left <tasks> running; ..." */
+
+/* KTAP: the suites' results and totals; a suite's own lines. */
+static const struct ktap top = { .depth = 0 };
+static const struct ktap suite = { .depth = 1 };
 
 /*
  * One running case.  It lives on the heap, not on the runner's stack: a
@@ -123,7 +128,7 @@ void ktest_fail(struct ktest *t, const char *file, int line,
 	va_end(ap);
 	/* Helper threads on several CPUs may fail at the same time. */
 	__atomic_fetch_add(&t->failures, 1, __ATOMIC_RELAXED);
-	printk("    # %s:%d: %s\n", file, line, msg);
+	ktap_diag(&suite, "%s:%d: %s", file, line, msg);
 }
 
 void ktest_abort(struct ktest *t)
@@ -245,12 +250,12 @@ static void describe_left_fn(struct task *p, void *arg)
 		snprintf(wait, sizeof(wait), ", waits for %s held by %s#%d",
 			 m->name, o ? o->name : "nobody", o ? o->tid : 0);
 	}
-	printk("    #   %s#%d: state %d on cpu%d (on_rq %d, on_cpu %d), "
-	       "%s prio %d%s%s%s\n", p->name, p->tid, p->state, p->cpu,
-	       p->on_rq, p->on_cpu, task_class_name(p), p->prio,
-	       p->dl.dl_throttled ? (p->dl.dl_timer.cpu >= 0 ?
-				     ", throttled" : ", throttled, no timer") : "",
-	       p->dl.dl_boosted ? ", boosted" : "", wait);
+	ktap_diag(&suite, "  %s#%d: state %d on cpu%d (on_rq %d, on_cpu %d), "
+		  "%s prio %d%s%s%s", p->name, p->tid, p->state, p->cpu,
+		  p->on_rq, p->on_cpu, task_class_name(p), p->prio,
+		  p->dl.dl_throttled ? (p->dl.dl_timer.cpu >= 0 ? ", throttled"
+					: ", throttled, no timer") : "",
+		  p->dl.dl_boosted ? ", boosted" : "", wait);
 }
 
 /* How many tasks of case @id are alive; their names into @buf. */
@@ -290,14 +295,14 @@ static void timed_out(struct ktest_run *r, uint64_t timeout_ms)
 	while (tasks_left(r->id, names, sizeof(names)) && clock_ns() < end)
 		sleep_ns(KTEST_GRACE_LOOK_NS);
 	if (!tasks_left(r->id, names, sizeof(names))) {
-		printk("    # %s: its tasks ended within %llu ms of the "
-		       "timeout\n", name, (unsigned long long)grace_ms);
+		ktap_diag(&suite, "%s: its tasks ended within %llu ms of the "
+			  "timeout", name, (unsigned long long)grace_ms);
 		reap(r);
 		return;
 	}
-	printk("    # %s: still running %llu ms after the timeout: %s; cases "
-	       "are tainted until they end\n", name,
-	       (unsigned long long)grace_ms, names);
+	ktap_diag(&suite, "%s: still running %llu ms after the timeout: %s; "
+		  "cases are tainted until they end", name,
+		  (unsigned long long)grace_ms, names);
 	for_each_task(describe_left_fn, &r->id);
 	list_add_tail(&r->taint_node, &tainting);
 }
@@ -319,8 +324,8 @@ static bool taint_check(char *why, size_t len)
 		int w;
 
 		if (!tasks_left(r->id, names, sizeof(names))) {
-			printk("    # %s: its tasks have ended; it taints no "
-			       "more cases\n", r->t.tcase->name);
+			ktap_diag(&suite, "%s: its tasks have ended; it taints "
+				  "no more cases", r->t.tcase->name);
 			list_del_init(pos);
 			reap(r);
 			continue;
@@ -336,9 +341,9 @@ static bool taint_check(char *why, size_t len)
 
 static void print_elapsed(const char *name, uint64_t ns)
 {
-	printk("    # %s took %llu.%03llu ms\n", name,
-	       (unsigned long long)(ns / NSEC_PER_MSEC),
-	       (unsigned long long)(ns % NSEC_PER_MSEC / NSEC_PER_USEC));
+	ktap_diag(&suite, "%s took %llu.%03llu ms", name,
+		  (unsigned long long)(ns / NSEC_PER_MSEC),
+		  (unsigned long long)(ns % NSEC_PER_MSEC / NSEC_PER_USEC));
 }
 
 /* Misses of the invariant checker so far (0 when it is off). */
@@ -359,36 +364,37 @@ static uint64_t verify_misses(void)
 static void check_verify(struct ktest *t, uint64_t misses0)
 {
 	uint64_t misses = verify_misses();
+	char prefix[32];
 
 	if (misses <= misses0)
 		return;
-	printk("    # sched_verify: %llu miss(es) of the real-time invariant "
-	       "during %s\n", (unsigned long long)(misses - misses0),
-	       t->tcase->name);
-	sched_verify_print_miss(misses0, "    # sched_verify: ");
+	ktap_diag(&suite, "sched_verify: %llu miss(es) of the real-time "
+		  "invariant during %s", (unsigned long long)(misses - misses0),
+		  t->tcase->name);
+	sched_verify_print_miss(misses0, ktap_diag_prefix(&suite,
+			"sched_verify: ", prefix, sizeof(prefix)));
 	t->failures++;
 }
 
 /*
  * Print the result line of case @name, number @idx: @res, with
- * @directive ("TIMEOUT") if it failed that way.  A failure while
+ * @directive (KTAP_TIMEOUT) if it failed that way.  A failure while
  * @tainted is reported as a SKIP naming the cause (@why).
  */
 static enum case_result report(int idx, const char *name, enum case_result res,
-			       const char *directive, const char *skip_reason,
-			       bool tainted, const char *why)
+			       enum ktap_directive directive,
+			       const char *skip_reason, bool tainted,
+			       const char *why)
 {
 	if (res == CASE_FAIL && tainted) {
-		printk("    ok %d %s # SKIP tainted: %s\n", idx, name, why);
+		ktap_skip(&suite, idx, name, "tainted: %s", why);
 		return CASE_SKIP;
 	}
-	if (res == CASE_FAIL)
-		printk("    not ok %d %s%s%s\n", idx, name,
-		       directive ? " # " : "", directive ? directive : "");
-	else if (res == CASE_SKIP)
-		printk("    ok %d %s # SKIP %s\n", idx, name, skip_reason);
+	if (res == CASE_SKIP)
+		ktap_result(&suite, true, idx, name, KTAP_SKIP, skip_reason);
 	else
-		printk("    ok %d %s\n", idx, name);
+		ktap_result(&suite, res == CASE_PASS, idx, name, directive,
+			    NULL);
 	return res;
 }
 
@@ -444,9 +450,10 @@ static enum case_result run_case(const struct ktest_case *c, int idx)
 	th = r ? start_case(c, r) : NULL;
 	if (!th) {
 		kfree(r);
-		printk("    # %s: cannot create the case thread (out of memory)\n",
-		       c->name);
-		return report(idx, c->name, CASE_FAIL, NULL, NULL, tainted, why);
+		ktap_diag(&suite, "%s: cannot create the case thread (out of "
+			  "memory)", c->name);
+		return report(idx, c->name, CASE_FAIL, KTAP_NONE, NULL, tainted,
+			      why);
 	}
 
 	start = clock_ns();
@@ -457,11 +464,11 @@ static enum case_result run_case(const struct ktest_case *c, int idx)
 		 * period, and if they outlive it, r stays allocated (they may
 		 * still write to it) and taints the cases that follow.
 		 */
-		printk("    # %s: no result after %llu ms\n", c->name,
-		       (unsigned long long)timeout_ms);
+		ktap_diag(&suite, "%s: no result after %llu ms", c->name,
+			  (unsigned long long)timeout_ms);
 		timed_out(r, timeout_ms);
-		return report(idx, c->name, CASE_FAIL, "TIMEOUT", NULL, tainted,
-			      why);
+		return report(idx, c->name, CASE_FAIL, KTAP_TIMEOUT, NULL,
+			      tainted, why);
 	}
 	thread_join(th);
 	print_elapsed(c->name, clock_ns() - start);
@@ -473,7 +480,8 @@ static enum case_result run_case(const struct ktest_case *c, int idx)
 		res = CASE_SKIP;
 	else
 		res = CASE_PASS;
-	res = report(idx, c->name, res, NULL, r->t.skip_reason, tainted, why);
+	res = report(idx, c->name, res, KTAP_NONE, r->t.skip_reason, tainted,
+		     why);
 	kfree(r);
 	return res;
 }
@@ -490,9 +498,7 @@ static int run_suite(const struct ktest_suite *s, int idx,
 
 	while (s->cases[ncases].name)
 		ncases++;
-	printk("    KTAP version 1\n");
-	printk("    # Subtest: %s\n", s->name);
-	printk("    1..%d\n", ncases);
+	ktap_header(&suite, s->name, ncases);
 	for (int i = 0; i < ncases; i++) {
 		switch (run_case(&s->cases[i], i + 1)) {
 		case CASE_PASS:
@@ -508,12 +514,11 @@ static int run_suite(const struct ktest_suite *s, int idx,
 			break;
 		}
 	}
-	if (failed)
-		printk("not ok %d %s\n", idx, s->name);
-	else if (ncases && skipped == ncases)
-		printk("ok %d %s # SKIP all cases skipped\n", idx, s->name);
+	if (ncases && skipped == ncases)
+		ktap_result(&top, true, idx, s->name, KTAP_SKIP,
+			    "all cases skipped");
 	else
-		printk("ok %d %s\n", idx, s->name);
+		ktap_result(&top, !failed, idx, s->name, KTAP_NONE, NULL);
 	return failed;
 }
 
@@ -549,8 +554,7 @@ int ktest_run(const char *const *names, int nnames)
 		}
 	}
 
-	printk("KTAP version 1\n");
-	printk("1..%d\n", nsuites);
+	ktap_header(&top, NULL, nsuites);
 	if (all) {
 		for (const struct ktest_suite *s = __start_ktest_suites;
 		     s < __stop_ktest_suites; s++)
@@ -561,7 +565,7 @@ int ktest_run(const char *const *names, int nnames)
 			const struct ktest_suite *s = find_suite(names[i]);
 
 			if (!s) {
-				printk("# unknown suite '%s'\n", names[i]);
+				ktap_diag(&top, "unknown suite '%s'", names[i]);
 				unknown++;
 				continue;
 			}
@@ -572,18 +576,18 @@ int ktest_run(const char *const *names, int nnames)
 		struct sched_verify_stats st;
 
 		sched_verify_read(&st);
-		printk("# sched_verify: %llu samples (%llu given up: a lock busy), "
-		       "%llu windows, worst %llu us, mean %llu us, %llu misses\n",
-		       (unsigned long long)st.samples, (unsigned long long)st.busy,
-		       (unsigned long long)st.windows,
-		       (unsigned long long)(st.worst_ns / NSEC_PER_USEC),
-		       (unsigned long long)(st.closed ? st.total_ns / st.closed /
-					    NSEC_PER_USEC : 0),
-		       (unsigned long long)st.misses);
+		ktap_diag(&top, "sched_verify: %llu samples (%llu given up: a "
+			  "lock busy), %llu windows, worst %llu us, mean %llu "
+			  "us, %llu misses",
+			  (unsigned long long)st.samples,
+			  (unsigned long long)st.busy,
+			  (unsigned long long)st.windows,
+			  (unsigned long long)(st.worst_ns / NSEC_PER_USEC),
+			  (unsigned long long)(st.closed ? st.total_ns /
+					       st.closed / NSEC_PER_USEC : 0),
+			  (unsigned long long)st.misses);
 	}
-	printk("# Totals: pass:%d fail:%d skip:%d total:%d\n", tot.pass,
-	       tot.fail + unknown, tot.skip,
-	       tot.pass + tot.fail + unknown + tot.skip);
+	ktap_totals(&top, tot.pass, tot.fail + unknown, tot.skip);
 	return tot.fail + unknown;
 }
 

@@ -12,6 +12,7 @@
 #include "scenario.h"
 #include "boot.h"
 #include "cpu.h"
+#include "ktap.h"
 #include "trace.h"
 #include <string.h>
 
@@ -34,6 +35,11 @@ struct totals {
 	int pass, fail, skip;
 };
 
+/* KTAP: the scenarios' results; a scenario's own lines (run.c writes
+ * those of a scenario that runs). */
+static const struct ktap top = { .depth = 0 };
+static const struct ktap sub = { .depth = 1 };
+
 /*
  * Parse and run one script as subtest @idx.  A script that needs more
  * CPUs than are online is a SKIP when @skip_cpus (scenario=all: the same
@@ -50,29 +56,25 @@ static bool run_one(const char *what, const char *src, size_t len, int idx,
 
 	s = scenario_parse(src, len, cpus_online(), err, &need);
 	if (!s && need && skip_cpus) {
-		printk("    KTAP version 1\n");
-		printk("    # Subtest: %s\n", what);
-		printk("    1..1\n");
-		printk("    ok 1 finished # SKIP needs %d CPUs, %d online\n",
-		       need, cpus_online());
-		printk("ok %d %s # SKIP\n", idx, what);
+		ktap_header(&sub, what, 1);
+		ktap_skip(&sub, 1, "finished", "needs %d CPUs, %d online", need,
+			  cpus_online());
+		ktap_result(&top, true, idx, what, KTAP_SKIP, NULL);
 		tot->skip++;
 		return true;
 	}
 	if (!s) {
-		printk("    KTAP version 1\n");
-		printk("    # Subtest: %s\n", what);
-		printk("    1..1\n");
-		printk("    # error: %s\n", err);
-		printk("    not ok 1 parse\n");
-		printk("not ok %d %s\n", idx, what);
+		ktap_header(&sub, what, 1);
+		ktap_diag(&sub, "error: %s", err);
+		ktap_result(&sub, false, 1, "parse", KTAP_NONE, NULL);
+		ktap_result(&top, false, idx, what, KTAP_NONE, NULL);
 		tot->fail++;
 		return false;
 	}
 	if (scenario_run(s, idx, &res)) {
-		printk("    # error: a scenario is already running or out of "
-		       "memory\n");
-		printk("not ok %d %s\n", idx, s->name);
+		ktap_diag(&sub, "error: a scenario is already running or out "
+			  "of memory");
+		ktap_result(&top, false, idx, s->name, KTAP_NONE, NULL);
 		res.passed = false;
 	}
 	if (dump)
@@ -87,8 +89,7 @@ static bool run_one(const char *what, const char *src, size_t len, int idx,
 
 static void totals(const struct totals *t)
 {
-	printk("# Totals: pass:%d fail:%d skip:%d total:%d\n", t->pass,
-	       t->fail, t->skip, t->pass + t->fail + t->skip);
+	ktap_totals(&top, t->pass, t->fail, t->skip);
 }
 
 int scenario_run_text(const char *src, size_t len)
@@ -105,8 +106,7 @@ int scenario_run_text(const char *src, size_t len)
 		return 1;
 	}
 	scenario_free(s);
-	printk("KTAP version 1\n");
-	printk("1..1\n");
+	ktap_header(&top, NULL, 1);
 	run_one("script", src, len, 1, false, false, &t);
 	totals(&t);
 	return t.fail ? 1 : 0;
@@ -139,12 +139,10 @@ int scenario_boot(const char *arg, bool dump)
 			       "given\n");
 			return 1;
 		}
-		printk("KTAP version 1\n");
-		printk("1..1\n");
+		ktap_header(&top, NULL, 1);
 		run_one("module", src, len, 1, false, dump, &t);
 	} else if (strcmp(arg, "all") == 0) {
-		printk("KTAP version 1\n");
-		printk("1..%llu\n", (unsigned long long)scenario_nr_builtins);
+		ktap_header(&top, NULL, scenario_nr_builtins);
 		for (uint64_t i = 0; i < scenario_nr_builtins; i++) {
 			b = &scenario_builtins[i];
 			run_one(b->name, b->text, b->len, i + 1, true, dump,
@@ -158,8 +156,7 @@ int scenario_boot(const char *arg, bool dump)
 			scenario_list();
 			return 1;
 		}
-		printk("KTAP version 1\n");
-		printk("1..1\n");
+		ktap_header(&top, NULL, 1);
 		run_one(b->name, b->text, b->len, 1, false, dump, &t);
 	}
 	totals(&t);

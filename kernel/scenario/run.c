@@ -45,31 +45,6 @@
 
 static int scn_busy;			/* atomic: a scenario runs */
 
-/*
- * Every line of a run goes out here: KTAP as it is (@fmt starts with the
- * subtest's four spaces, or none for the scenario's own result), or,
- * for a run inside a ktest case (idx 0, r->quiet), as "# scenario: ..."
- * diagnostics that do not disturb the suite's own KTAP.
- */
-static __printf(2, 3) void out(const struct scn_run *r, const char *fmt,
-			       ...)
-{
-	char buf[SCN_LINE_MAX + 128];
-	const char *b = buf;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (!r->quiet) {
-		printk("%s", buf);
-		return;
-	}
-	while (*b == ' ')
-		b++;
-	printk("    # scenario: %s", b);
-}
-
 static const char *const op_names[] = {
 	[SCN_LOCK] = "lock", [SCN_UNLOCK] = "unlock",
 	[SCN_TRYLOCK] = "trylock", [SCN_COMPUTE] = "compute",
@@ -227,9 +202,9 @@ void report(struct scn_trun *tr, const struct scn_step *st, bool ok,
 		__atomic_fetch_add(&r->failed, 1, __ATOMIC_RELAXED);
 	flags = spin_lock(&r->out_lock);
 	if (!ok)
-		out(r, "    # line %d: %s: %s failed: %s\n", st->line,
-		    tr->st->name, op_names[st->op], why);
-	out(r, "    %sok %d %s\n", ok ? "" : "not ", st->num, name);
+		ktap_diag(&r->sub, "line %d: %s: %s failed: %s", st->line,
+			  tr->st->name, op_names[st->op], why);
+	ktap_result(&r->sub, ok, st->num, name, KTAP_NONE, NULL);
 	spin_unlock(&r->out_lock, flags);
 }
 
@@ -238,10 +213,10 @@ void say(struct scn_trun *tr, const char *what, const char *text)
 {
 	uint64_t t = since_t0(tr->run);
 
-	out(tr->run, "    # %llu.%03llu ms %s: %s%s\n",
-	       (unsigned long long)(t / NSEC_PER_MSEC),
-	       (unsigned long long)(t % NSEC_PER_MSEC / NSEC_PER_USEC),
-	       tr->st->name, what, text);
+	ktap_diag(&tr->run->sub, "%llu.%03llu ms %s: %s%s",
+		  (unsigned long long)(t / NSEC_PER_MSEC),
+		  (unsigned long long)(t % NSEC_PER_MSEC / NSEC_PER_USEC),
+		  tr->st->name, what, text);
 }
 
 /* ---- Assertions ------------------------------------------------------- */
@@ -512,7 +487,7 @@ static bool report_cycle(struct scn_run *r, int i)
 				r->tr[o].st->name);
 		j = o;
 	} while (j != i && len < (int)sizeof(buf));
-	out(r, "    # %s\n", buf);
+	ktap_diag(&r->sub, "%s", buf);
 	return true;
 }
 
@@ -522,8 +497,8 @@ static bool report_stuck(struct scn_run *r, unsigned long proxy_before)
 {
 	bool deadlock = false;
 
-	out(r, "    # stopped at the time limit (%llu ms)\n",
-	       (unsigned long long)(r->s->timeout_ns / NSEC_PER_MSEC));
+	ktap_diag(&r->sub, "stopped at the time limit (%llu ms)",
+		  (unsigned long long)(r->s->timeout_ns / NSEC_PER_MSEC));
 	for (int i = 0; i < r->ntasks; i++) {
 		struct scn_trun *tr = &r->tr[i];
 		const struct scn_step *st = &tr->st->steps[READ_ONCE(tr->step)];
@@ -532,21 +507,22 @@ static bool report_stuck(struct scn_run *r, unsigned long proxy_before)
 		if (READ_ONCE(tr->ended))
 			continue;
 		if (!READ_ONCE(tr->started)) {
-			out(r, "    # %s: not started yet\n", tr->st->name);
+			ktap_diag(&r->sub, "%s: not started yet", tr->st->name);
 		} else if (m >= 0) {
 			o = holder(r, m);
-			out(r, "    # %s at line %d: waits for %s held by %s\n",
-			       tr->st->name, st->line, r->s->mutexes[m],
-			       o >= 0 ? r->tr[o].st->name : "nobody");
+			ktap_diag(&r->sub, "%s at line %d: waits for %s held "
+				  "by %s", tr->st->name, st->line,
+				  r->s->mutexes[m],
+				  o >= 0 ? r->tr[o].st->name : "nobody");
 		} else if (st->op < ARRAY_SIZE(op_names)) {
-			out(r, "    # %s at line %d: %s\n", tr->st->name,
-			       st->line, op_names[st->op]);
+			ktap_diag(&r->sub, "%s at line %d: %s", tr->st->name,
+				  st->line, op_names[st->op]);
 		}
 	}
 	for (int i = 0; i < r->ntasks && !deadlock; i++)
 		deadlock = report_cycle(r, i);
 	if (proxy_nr_deadlocks != proxy_before)
-		out(r, "    # proxy reported: %s\n", proxy_deadlock_report);
+		ktap_diag(&r->sub, "proxy reported: %s", proxy_deadlock_report);
 	return deadlock;
 }
 
@@ -569,11 +545,11 @@ static bool start_tasks(struct scn_run *r)
 		err = thread_spawn(&tr->task, tr->st->name, task_main, tr, &o);
 		if (err) {
 			__atomic_sub_fetch(&r->nleft, 1, __ATOMIC_RELAXED);
-			out(r, "    # task %s (line %d) cannot start: %s\n",
-			       tr->st->name, tr->st->line, err == -EBUSY ?
-			       "deadline admission control refused it" :
-			       err == -ENOMEM ? "out of memory" :
-			       "invalid attributes");
+			ktap_diag(&r->sub, "task %s (line %d) cannot start: %s",
+				  tr->st->name, tr->st->line, err == -EBUSY ?
+				  "deadline admission control refused it" :
+				  err == -ENOMEM ? "out of memory" :
+				  "invalid attributes");
 			return false;
 		}
 		r->ntasks++;
@@ -656,9 +632,10 @@ static bool setup(struct scn_run *r, struct sched_attr *saved, int *mode)
 	if (s->locking >= 0 && s->locking != (int)locking_mode) {
 		err = locking_set_mode(locking_mode_name(s->locking));
 		if (err) {
-			out(r, "    # cannot set locking %s: %d tasks wait on "
-			       "mutexes\n", locking_mode_name(s->locking),
-			       READ_ONCE(mutex_nr_blocked));
+			ktap_diag(&r->sub, "cannot set locking %s: %d tasks "
+				  "wait on mutexes",
+				  locking_mode_name(s->locking),
+				  READ_ONCE(mutex_nr_blocked));
 			return false;
 		}
 	}
@@ -694,8 +671,7 @@ static void finish(struct scn_run *r, int idx, struct scn_result *res)
 					(st->num % 64) & 1)
 				continue;
 			case_name(&r->tr[i], st, name, sizeof(name));
-			out(r, "    ok %d %s # SKIP not reached\n", st->num,
-			       name);
+			ktap_skip(&r->sub, st->num, name, "not reached");
 		}
 	}
 	if (s->expect == SCN_EXPECT_PASS)
@@ -706,23 +682,28 @@ static void finish(struct scn_run *r, int idx, struct scn_result *res)
 		ok = res->timed_out && !res->deadlock;
 	ok = ok && !res->stuck;
 	if (!ok)
-		out(r, "    # expected %s; %s\n", s->expect == SCN_EXPECT_PASS ?
-		       "every task to finish in time" :
-		       s->expect == SCN_EXPECT_DEADLOCK ? "a deadlock" :
-		       "to be stopped at the time limit",
-		       res->stuck ? "tasks did not stop" :
-		       res->deadlock ? "it deadlocked" :
-		       res->timed_out ? "it ran past the time limit" :
-		       r->errors ? "a step was refused" : "it finished");
-	out(r, "    %sok %d %s\n", ok ? "" : "not ", s->nasserts + 1,
-	       final[s->expect]);
+		ktap_diag(&r->sub, "expected %s; %s",
+			  s->expect == SCN_EXPECT_PASS ?
+			  "every task to finish in time" :
+			  s->expect == SCN_EXPECT_DEADLOCK ? "a deadlock" :
+			  "to be stopped at the time limit",
+			  res->stuck ? "tasks did not stop" :
+			  res->deadlock ? "it deadlocked" :
+			  res->timed_out ? "it ran past the time limit" :
+			  r->errors ? "a step was refused" : "it finished");
+	ktap_result(&r->sub, ok, s->nasserts + 1, final[s->expect], KTAP_NONE,
+		    NULL);
 	res->asserts_failed = r->failed;
 	res->passed = ok && !r->failed;
-	out(r, "%sok %d %s\n", res->passed ? "" : "not ", idx, s->name);
+	ktap_result(&r->top, res->passed, idx, s->name, KTAP_NONE, NULL);
 }
 
 int scenario_run(const struct scenario *s, int idx, struct scn_result *res)
 {
+	/* Inside a ktest case (idx 0) its KTAP goes out as diagnostics of
+	 * the case, which do not disturb the suite's own KTAP. */
+	struct ktap top = { .quote = idx ? NULL : "    # scenario: " };
+	struct ktap sub = ktap_nested(&top);
 	unsigned long proxy_before = proxy_nr_deadlocks;
 	struct sched_attr saved;
 	struct scn_run *r;
@@ -733,14 +714,13 @@ int scenario_run(const struct scenario *s, int idx, struct scn_result *res)
 		return -EBUSY;
 	r = kzalloc(sizeof(*r));
 	if (!r) {
-		printk("    # scenario %s: out of memory\n", s->name);
+		ktap_diag(&sub, "scenario %s: out of memory", s->name);
 		__atomic_store_n(&scn_busy, 0, __ATOMIC_RELEASE);
 		return -ENOMEM;
 	}
-	r->quiet = idx == 0;
-	out(r, "    KTAP version 1\n");
-	out(r, "    # Subtest: %s\n", s->name);
-	out(r, "    1..%d\n", s->nasserts + 1);
+	r->top = top;
+	r->sub = sub;
+	ktap_header(&r->sub, s->name, s->nasserts + 1);
 	r->s = s;
 	r->controller = current();
 	spin_init(&r->out_lock, "scenario-out");
@@ -779,7 +759,7 @@ int scenario_run(const struct scenario *s, int idx, struct scn_result *res)
 		/* Cannot happen unless a step blocks without a limit: the
 		 * tasks are abandoned and r (their mutexes) leaked, like a
 		 * ktest case that times out. */
-		out(r, "    # tasks did not stop; abandoned\n");
+		ktap_diag(&r->sub, "tasks did not stop; abandoned");
 	} else {
 		for (int i = 0; i < r->ntasks; i++)
 			thread_join(r->tr[i].task);
@@ -787,8 +767,8 @@ int scenario_run(const struct scenario *s, int idx, struct scn_result *res)
 	sched_setattr(current(), &saved);
 	if ((int)locking_mode != mode &&
 	    locking_set_mode(locking_mode_name(mode)))
-		out(r, "    # cannot restore locking %s\n",
-		       locking_mode_name(mode));
+		ktap_diag(&r->sub, "cannot restore locking %s",
+			  locking_mode_name(mode));
 	finish(r, idx, res);
 	if (!res->stuck)
 		kfree(r);

@@ -5,6 +5,7 @@
 #ifndef SCENARIO_RUN_H
 #define SCENARIO_RUN_H
 #include "scenario.h"
+#include "ktap.h"
 #include "mutex.h"
 #include "ww_mutex.h"
 
@@ -44,7 +45,8 @@ struct scn_run {
 	uint64_t reported[(SCN_MAX_TASKS * SCN_MAX_STEPS + 63) / 64];
 	spinlock_t out_lock;		/* a result and its diagnostic */
 	struct task *controller;
-	bool quiet;			/* inside a ktest case: diagnostics */
+	struct ktap top;		/* its result line, in the plan */
+	struct ktap sub;		/* its own lines (a subtest) */
 	int ntasks;			/* created */
 	int at_gate;			/* atomic: tasks that reached the gate */
 	struct ww_class wwclass;	/* of every wwmutex of the scenario */
