@@ -223,7 +223,7 @@ static const struct bad_input bad[] = {
 	  "text)" },
 	{ "timeout too short", "scenario t\ntimeout 10us\n",
 	  "2:9: timeout below 1ms" },
-	/* wound/wait steps (kernel/scenario/ww.c) */
+	/* wound/wait steps (kernel/scenario/ww_parse.c) */
 	{ "unknown wwclass", "scenario t\nwwclass wound-die\n",
 	  "2:9: unknown wwclass 'wound-die' (wound-wait, wait-die)" },
 	{ "wwclass after a task", WW TASK "end\nwwclass wait-die\n",

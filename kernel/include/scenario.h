@@ -4,13 +4,14 @@
  * a straight-line script of steps (lock, compute, sleep, print, assert,
  * ...), parsed and checked whole before anything runs, then run with one
  * kernel thread per task.  The language is documented in
- * docs/scenarios.md; kernel/scenario/ implements it:
+ * docs/scenarios.md; kernel/scenario/ implements it in two halves that
+ * share only this header and steps.h (docs/scenarios.md, "The engine"):
  *
- *   parse.c    text -> struct scenario, every static check
- *   class.c    its class headers (task lines, `set`), with sched.h's limits
- *   run.c      struct scenario -> threads, KTAP results, stopping
- *   ww.c       the wound/wait steps (wwmutex, wwlock, wwunlock, assert
- *              backoffs): their parse and their run
+ *   lex.c, parse.c, parse_steps.c, class.c, ww_parse.c (parse.h)
+ *              text -> struct scenario, every static check
+ *   run.c, run_steps.c, run_check.c, ww_run.c (run.h)
+ *              struct scenario -> threads, KTAP results, stopping
+ *   steps.c    what both halves name: steps and comparisons
  *   builtin.c  the scenarios embedded in the kernel, the front ends
  *              (shell, boot command line, boot module)
  */
@@ -38,10 +39,13 @@ enum scn_op {
 	SCN_A_CLASS, SCN_A_PRIO, SCN_A_DONOR, SCN_A_CPU, SCN_A_HAPPENED,
 	SCN_A_NOT_HAPPENED, SCN_A_ELAPSED_LT, SCN_A_ELAPSED_GT,
 	SCN_A_BACKOFFS,
+	SCN_NR_OPS
 };
 
 /* `assert backoffs OP N`: the comparison, in scn_step.ns. */
-enum scn_cmp { SCN_CMP_EQ, SCN_CMP_LT, SCN_CMP_GT, SCN_CMP_LE, SCN_CMP_GE };
+enum scn_cmp {
+	SCN_CMP_EQ, SCN_CMP_LT, SCN_CMP_GT, SCN_CMP_LE, SCN_CMP_GE, SCN_NR_CMPS
+};
 
 enum scn_expect { SCN_EXPECT_PASS, SCN_EXPECT_DEADLOCK, SCN_EXPECT_TIMEOUT };
 

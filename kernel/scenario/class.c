@@ -6,7 +6,7 @@
  * the kernel would refuse is refused before it runs, at the value that
  * is wrong.
  */
-#include "internal.h"
+#include "parse.h"
 #include "cpu.h"
 #include <printf.h>
 #include <string.h>

@@ -1,14 +1,14 @@
 /*
  * lex.c - the scenario parser's lower half: the script cut into lines
  * and words, with its numbers, durations and names checked, and the one
- * error a parse reports (internal.h).
+ * error a parse reports (parse.h).
  *
  * A line is at most SCN_LINE_MAX bytes of printable ASCII or tabs (any
  * other byte is named in the error: binary garbage is refused at its
  * first bad byte); '#' starts a comment; words are separated by spaces
  * and tabs; columns count bytes from 1.
  */
-#include "internal.h"
+#include "parse.h"
 #include <printf.h>
 #include <string.h>
 

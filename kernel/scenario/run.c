@@ -1,6 +1,8 @@
 /*
- * run.c - running a parsed scenario: one kernel thread per task, KTAP
- * results, and stopping a scenario that deadlocks or overruns.
+ * run.c - running a parsed scenario: the controller, which starts one
+ * kernel thread per task (run_steps.c runs its steps, run_check.c its
+ * assertions), writes the KTAP subtest's plan and final case, and stops
+ * a scenario that deadlocks or overruns.
  *
  * The caller (the controller: shell, boot thread or test case) creates
  * every task with its class, parameters and affinity; they wait at a gate
@@ -31,6 +33,7 @@
  * the way its `expect` said.
  */
 #include "run.h"
+#include "steps.h"
 #include "blocked_on.h"
 #include "cpu.h"
 #include "mm.h"
@@ -45,92 +48,6 @@
 
 static int scn_busy;			/* atomic: a scenario runs */
 
-static const char *const op_names[] = {
-	[SCN_LOCK] = "lock", [SCN_UNLOCK] = "unlock",
-	[SCN_TRYLOCK] = "trylock", [SCN_COMPUTE] = "compute",
-	[SCN_SLEEP] = "sleep", [SCN_YIELD] = "yield", [SCN_SET] = "set",
-	[SCN_PRINT] = "print", [SCN_MARK] = "mark", [SCN_WAIT] = "wait",
-	[SCN_WWLOCK] = "wwlock", [SCN_WWUNLOCK] = "wwunlock",
-	[SCN_A_CLASS] = "assert class", [SCN_A_PRIO] = "assert prio",
-	[SCN_A_DONOR] = "assert donor", [SCN_A_CPU] = "assert cpu",
-	[SCN_A_HAPPENED] = "assert happened",
-	[SCN_A_NOT_HAPPENED] = "assert not happened",
-	[SCN_A_ELAPSED_LT] = "assert elapsed <",
-	[SCN_A_ELAPSED_GT] = "assert elapsed >",
-	[SCN_A_BACKOFFS] = "assert backoffs",
-};
-
-/*
- * `compute D`: burn D of the caller's own execution time.  It counts at
- * most COMPUTE_LOOK_NS between two looks at the clock: a host that
- * stops the vCPU for milliseconds (a busy machine) would otherwise count
- * as computing, and a section meant to outlast a budget or a tick could
- * end inside one stall, before the kernel had a chance to act.
- */
-#define COMPUTE_LOOK_NS (100 * NSEC_PER_USEC)
-
-static void compute(struct scn_run *r, struct task *self, uint64_t ns)
-{
-	uint64_t done = 0, last = task_exec_ns(self);
-
-	while (done < ns && !READ_ONCE(r->abort)) {
-		uint64_t now = task_exec_ns(self);
-
-		done += MIN(now - last, COMPUTE_LOOK_NS);
-		last = now;
-		arch_cpu_relax();
-	}
-}
-
-static uint64_t since_t0(struct scn_run *r)
-{
-	return clock_ns() - READ_ONCE(r->t0);
-}
-
-static void wake_fn(struct timer *tm)
-{
-	wake_up(tm->data);
-}
-
-/*
- * Sleep until @until (clock_ns; 0: no limit) has passed, @done(r, arg)
- * holds, or the run is stopped.  The usual sleep/wake order (see
- * wait_case() in kernel/ktest.c): state, full barrier, check; the waker
- * sets what we check, then calls wake_up(), so no wakeup is lost.
- */
-static void scn_sleep(struct scn_run *r, uint64_t until,
-		      bool (*done)(struct scn_run *r, int arg), int arg,
-		      bool stoppable)
-{
-	struct task *self = current();
-	struct timer tm;
-
-	timer_init(&tm, wake_fn, self);
-	for (;;) {
-		WRITE_ONCE(self->state, TASK_SLEEPING);
-		smp_mb();
-		if ((stoppable && READ_ONCE(r->abort)) ||
-		    (done && done(r, arg)) || (until && clock_ns() >= until))
-			break;
-		if (until)
-			timer_arm(&tm, until);
-		schedule();
-	}
-	WRITE_ONCE(self->state, TASK_RUNNING);
-	timer_cancel(&tm);
-}
-
-static bool gate_open(struct scn_run *r, int arg)
-{
-	(void)arg;
-	return smp_load_acquire(&r->go);
-}
-
-static bool event_happened(struct scn_run *r, int e)
-{
-	return __atomic_load_n(&r->events, __ATOMIC_ACQUIRE) & 1u << e;
-}
-
 static bool all_at_gate(struct scn_run *r, int arg)
 {
 	(void)arg;
@@ -141,311 +58,6 @@ static bool all_ended(struct scn_run *r, int arg)
 {
 	(void)arg;
 	return __atomic_load_n(&r->nleft, __ATOMIC_ACQUIRE) == 0;
-}
-
-/* ---- Results ---------------------------------------------------------- */
-
-static void case_name(const struct scn_trun *tr, const struct scn_step *st,
-		      char *buf, size_t len)
-{
-	const struct scenario *s = tr->run->s;
-	int n = snprintf(buf, len, "L%d_%s_", st->line, tr->st->name);
-	char *b = buf + n;
-
-	len -= n;
-	switch (st->op) {
-	case SCN_TRYLOCK:
-		snprintf(b, len, "trylock_%s_%s", s->mutexes[st->arg & 0xff],
-			 st->arg >> 8 ? "ok" : "busy");
-		break;
-	case SCN_A_CLASS:
-		snprintf(b, len, "class_%s", st->arg == SCHED_NORMAL ? "fair" :
-			 st->arg == SCHED_FIFO ? "rt" : "deadline");
-		break;
-	case SCN_A_PRIO:
-		snprintf(b, len, "prio_%d", st->arg);
-		break;
-	case SCN_A_DONOR:
-		snprintf(b, len, "donor_%s", s->text + st->text);
-		break;
-	case SCN_A_CPU:
-		snprintf(b, len, "cpu_%d", st->arg);
-		break;
-	case SCN_A_HAPPENED:
-	case SCN_A_NOT_HAPPENED:
-		snprintf(b, len, "%shappened_%s",
-			 st->op == SCN_A_HAPPENED ? "" : "not_",
-			 s->events[st->arg]);
-		break;
-	case SCN_A_BACKOFFS:
-		snprintf(b, len, "backoffs_%s_%d", ww_cmp_names[st->ns],
-			 st->arg);
-		break;
-	default:
-		snprintf(b, len, "elapsed_%s",
-			 st->op == SCN_A_ELAPSED_LT ? "lt" : "gt");
-	}
-}
-
-/* One assertion's KTAP line, its diagnostic (if it failed) just above. */
-void report(struct scn_trun *tr, const struct scn_step *st, bool ok,
-	    const char *why)
-{
-	struct scn_run *r = tr->run;
-	unsigned long flags;
-	char name[64];
-
-	case_name(tr, st, name, sizeof(name));
-	__atomic_fetch_or(&r->reported[st->num / 64], 1ULL << st->num % 64,
-			  __ATOMIC_RELAXED);
-	if (!ok)
-		__atomic_fetch_add(&r->failed, 1, __ATOMIC_RELAXED);
-	flags = spin_lock(&r->out_lock);
-	if (!ok)
-		ktap_diag(&r->sub, "line %d: %s: %s failed: %s", st->line,
-			  tr->st->name, op_names[st->op], why);
-	ktap_result(&r->sub, ok, st->num, name, KTAP_NONE, NULL);
-	spin_unlock(&r->out_lock, flags);
-}
-
-/* A `print`, `mark` or run-time error line, stamped with time and task. */
-void say(struct scn_trun *tr, const char *what, const char *text)
-{
-	uint64_t t = since_t0(tr->run);
-
-	ktap_diag(&tr->run->sub, "%llu.%03llu ms %s: %s%s",
-		  (unsigned long long)(t / NSEC_PER_MSEC),
-		  (unsigned long long)(t % NSEC_PER_MSEC / NSEC_PER_USEC),
-		  tr->st->name, what, text);
-}
-
-/* ---- Assertions ------------------------------------------------------- */
-
-static void check(struct scn_trun *tr, const struct scn_step *st)
-{
-	struct scn_run *r = tr->run;
-	const struct scenario *s = r->s;
-	struct sched_context v;
-	char why[96] = "";
-	bool ok = false, rt;
-	uint64_t t;
-	int cpu;
-
-	switch (st->op) {
-	case SCN_A_CLASS:
-		sched_current_context(&v);
-		ok = strcmp(v.class_name, sched_policy_class_name(st->arg)) == 0;
-		snprintf(why, sizeof(why), "class is %s (context of %s)",
-			 v.class_name, v.donor->name);
-		break;
-	case SCN_A_PRIO:
-		sched_current_context(&v);
-		rt = strcmp(v.class_name, sched_policy_class_name(SCHED_FIFO)) == 0;
-		ok = rt && MAX_RT_PRIO - 1 - v.prio == st->arg;
-		if (rt)
-			snprintf(why, sizeof(why), "prio is %d (context of %s)",
-				 MAX_RT_PRIO - 1 - v.prio, v.donor->name);
-		else
-			snprintf(why, sizeof(why), "class is %s, not rt "
-				 "(context of %s)", v.class_name,
-				 v.donor->name);
-		break;
-	case SCN_A_DONOR:
-		sched_current_context(&v);
-		ok = v.donor == (st->arg < 0 ? current() : r->tr[st->arg].task);
-		snprintf(why, sizeof(why), "donor is %s, expected %s",
-			 v.donor->name, s->text + st->text);
-		break;
-	case SCN_A_CPU:
-		preempt_disable();
-		cpu = smp_processor_id();
-		preempt_enable();
-		ok = cpu == st->arg;
-		snprintf(why, sizeof(why), "on cpu %d", cpu);
-		break;
-	case SCN_A_HAPPENED:
-	case SCN_A_NOT_HAPPENED:
-		ok = event_happened(r, st->arg);
-		snprintf(why, sizeof(why), "'%s' %s", s->events[st->arg],
-			 ok ? "happened" : "has not happened");
-		ok = ok == (st->op == SCN_A_HAPPENED);
-		break;
-	case SCN_A_ELAPSED_LT:
-	case SCN_A_ELAPSED_GT:
-		t = since_t0(r);
-		ok = st->op == SCN_A_ELAPSED_LT ? t < st->ns : t > st->ns;
-		snprintf(why, sizeof(why), "%llu us elapsed, bound %llu us",
-			 (unsigned long long)(t / NSEC_PER_USEC),
-			 (unsigned long long)(st->ns / NSEC_PER_USEC));
-		break;
-	}
-	report(tr, st, ok, why);
-}
-
-/* ---- Steps ------------------------------------------------------------ */
-
-void held_push(struct scn_trun *tr, int m)
-{
-	tr->held[tr->nheld++] = m;
-}
-
-void held_drop(struct scn_trun *tr, int m)
-{
-	for (int i = 0; i < tr->nheld; i++) {
-		if (tr->held[i] == m) {
-			memmove(&tr->held[i], &tr->held[i + 1],
-				(tr->nheld - i - 1) * sizeof(int));
-			tr->nheld--;
-			return;
-		}
-	}
-}
-
-static bool step_lock(struct scn_trun *tr, int m)
-{
-	struct scn_run *r = tr->run;
-	int64_t left = (int64_t)(r->deadline + SCN_GRACE_NS - clock_ns());
-	int err;
-
-	WRITE_ONCE(tr->waiting, m);
-	/* 0 would mean "forever": past the limit, wait a token 1 ns. */
-	err = mutex_lock_timeout(&r->mx[m], left > 0 ? (uint64_t)left : 1);
-	if (err) {
-		/* Past the limit.  Until the controller has taken its picture
-		 * and says stop, look as we did: waiting for m. */
-		scn_sleep(r, 0, NULL, 0, true);
-		WRITE_ONCE(tr->waiting, -1);
-		return false;
-	}
-	WRITE_ONCE(tr->waiting, -1);
-	held_push(tr, m);
-	return true;
-}
-
-static bool step_trylock(struct scn_trun *tr, const struct scn_step *st)
-{
-	int m = st->arg & 0xff;
-	bool want = st->arg >> 8, got = mutex_trylock(&tr->run->mx[m]);
-
-	report(tr, st, got == want, got ? "took it" : "found it busy");
-	if (got && want)
-		held_push(tr, m);
-	else if (got)
-		mutex_unlock(&tr->run->mx[m]);
-	/* Later steps count on holding it: a task that failed to stops. */
-	return got || !want;
-}
-
-static bool step_set(struct scn_trun *tr, const struct scn_step *st)
-{
-	int err = 0;
-
-	if (st->set.has_attr)
-		err = sched_setattr(current(), &st->set.attr);
-	if (!err && st->set.affinity)
-		err = sched_setaffinity(current(), st->set.affinity);
-	if (err) {
-		__atomic_fetch_add(&tr->run->errors, 1, __ATOMIC_RELAXED);
-		say(tr, "error: set refused: ", err == -EBUSY ?
-		    "deadline admission control (-EBUSY)" : "-EINVAL");
-	}
-	return !err;
-}
-
-static void step_mark(struct scn_trun *tr, int e)
-{
-	struct scn_run *r = tr->run;
-
-	say(tr, "mark ", r->s->events[e]);
-	trace_mark(r->s->events[e]);
-	__atomic_fetch_or(&r->events, 1u << e, __ATOMIC_SEQ_CST);
-	/* Wake every waiter before the first of them can preempt us. */
-	preempt_disable();
-	for (int i = 0; i < r->ntasks; i++)
-		if (READ_ONCE(r->tr[i].wait_event) == e)
-			wake_up(r->tr[i].task);
-	preempt_enable();
-}
-
-/* Run one step; false ends the task (stopped, or the step failed so
- * that the following ones would not make sense). */
-static bool do_step(struct scn_trun *tr, const struct scn_step *st)
-{
-	struct scn_run *r = tr->run;
-	struct task *self = current();
-
-	switch (st->op) {
-	case SCN_LOCK:
-		return step_lock(tr, st->arg);
-	case SCN_UNLOCK:
-		held_drop(tr, st->arg);
-		mutex_unlock(&r->mx[st->arg]);
-		return true;
-	case SCN_TRYLOCK:
-		return step_trylock(tr, st);
-	case SCN_COMPUTE:
-		compute(r, self, st->ns);
-		return true;
-	case SCN_SLEEP:
-		scn_sleep(r, clock_ns() + st->ns, NULL, 0, true);
-		return true;
-	case SCN_YIELD:
-		yield();
-		return true;
-	case SCN_SET:
-		return step_set(tr, st);
-	case SCN_PRINT:
-		say(tr, "", r->s->text + st->text);
-		trace_mark(r->s->text + st->text);
-		return true;
-	case SCN_MARK:
-		step_mark(tr, st->arg);
-		return true;
-	case SCN_WAIT:
-		WRITE_ONCE(tr->wait_event, st->arg);
-		scn_sleep(r, 0, event_happened, st->arg, true);
-		WRITE_ONCE(tr->wait_event, -1);
-		return true;
-	case SCN_WWLOCK:
-		return ww_run_lock(tr, st);
-	case SCN_WWUNLOCK:
-		ww_run_unlock(tr);
-		return true;
-	case SCN_A_BACKOFFS:
-		ww_check_backoffs(tr, st);
-		return true;
-	default:
-		check(tr, st);
-		return true;
-	}
-}
-
-static void task_main(void *arg)
-{
-	struct scn_trun *tr = arg;
-	struct scn_run *r = tr->run;
-	const struct scn_task *t = tr->st;
-	int i;
-
-	__atomic_add_fetch(&r->at_gate, 1, __ATOMIC_RELEASE);
-	wake_up(r->controller);
-	scn_sleep(r, 0, gate_open, 0, true);
-	if (!READ_ONCE(r->abort))
-		scn_sleep(r, r->t0 + t->start_ns, NULL, 0, true);
-	WRITE_ONCE(tr->started, true);
-	for (i = 0; i < t->nsteps && !READ_ONCE(r->abort); i++) {
-		WRITE_ONCE(tr->step, i);
-		if (!do_step(tr, &t->steps[i]))
-			break;
-	}
-	tr->finished = i == t->nsteps;
-	if (tr->nww)			/* stopped inside a ww context */
-		ww_run_unlock(tr);
-	while (tr->nheld)		/* stopped early: newest first */
-		mutex_unlock(&r->mx[tr->held[--tr->nheld]]);
-	WRITE_ONCE(tr->ended, true);
-	if (__atomic_sub_fetch(&r->nleft, 1, __ATOMIC_ACQ_REL) == 0)
-		wake_up(r->controller);
 }
 
 /* ---- The controller --------------------------------------------------- */
@@ -514,9 +126,9 @@ static bool report_stuck(struct scn_run *r, unsigned long proxy_before)
 				  "by %s", tr->st->name, st->line,
 				  r->s->mutexes[m],
 				  o >= 0 ? r->tr[o].st->name : "nobody");
-		} else if (st->op < ARRAY_SIZE(op_names)) {
+		} else if (st->op < SCN_NR_OPS) {
 			ktap_diag(&r->sub, "%s at line %d: %s", tr->st->name,
-				  st->line, op_names[st->op]);
+				  st->line, scn_op_names[st->op]);
 		}
 	}
 	for (int i = 0; i < r->ntasks && !deadlock; i++)
@@ -542,7 +154,7 @@ static bool start_tasks(struct scn_run *r)
 		tr->st = &s->tasks[i];
 		tr->waiting = tr->wait_event = -1;
 		__atomic_add_fetch(&r->nleft, 1, __ATOMIC_RELAXED);
-		err = thread_spawn(&tr->task, tr->st->name, task_main, tr, &o);
+		err = thread_spawn(&tr->task, tr->st->name, scn_task_main, tr, &o);
 		if (err) {
 			__atomic_sub_fetch(&r->nleft, 1, __ATOMIC_RELAXED);
 			ktap_diag(&r->sub, "task %s (line %d) cannot start: %s",

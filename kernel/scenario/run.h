@@ -1,6 +1,9 @@
 /*
- * run.h - what a running scenario is, shared by run.c (threads, steps,
- * results, stopping) and the run half of ww.c (the wound/wait steps).
+ * run.h - what a running scenario is, shared by the run half of the
+ * scenario engine: run.c (the controller: starting, stopping, the
+ * final case), run_steps.c (a task's thread and its steps), run_check.c
+ * (assertions and their results) and ww_run.c (the wound/wait steps).
+ * Nothing here knows the parser: a run starts from a struct scenario.
  */
 #ifndef SCENARIO_RUN_H
 #define SCENARIO_RUN_H
@@ -8,6 +11,7 @@
 #include "ktap.h"
 #include "mutex.h"
 #include "ww_mutex.h"
+#include "timer.h"
 
 #define SCN_GRACE_NS (20 * NSEC_PER_MSEC)
 
@@ -26,7 +30,7 @@ struct scn_trun {
 	bool started;			/* past its start time */
 	bool finished;			/* ran every step */
 	bool ended;			/* its thread is about to exit */
-	/* ww.c: the open acquire context (nww > 0) and what it covers */
+	/* ww_run.c: the open acquire context (nww > 0) and what it covers */
 	struct ww_acquire_ctx ctx;
 	uint8_t wwset[SCN_MAX_MUTEXES];	/* in wwlock order */
 	int nww;
@@ -61,17 +65,40 @@ static inline struct mutex *scn_mutex(struct scn_run *r, int m)
 	return r->s->ww & 1u << m ? &r->ww[m].base : &r->mx[m];
 }
 
-/* run.c */
-/* One assertion's KTAP line, its diagnostic (if it failed) above it. */
-void report(struct scn_trun *tr, const struct scn_step *st, bool ok,
-	    const char *why);
+static inline uint64_t since_t0(struct scn_run *r)
+{
+	return clock_ns() - READ_ONCE(r->t0);
+}
+
+static inline bool event_happened(struct scn_run *r, int e)
+{
+	return __atomic_load_n(&r->events, __ATOMIC_ACQUIRE) & 1u << e;
+}
+
+/* run_steps.c */
+/* The thread of task @arg (a struct scn_trun). */
+void scn_task_main(void *arg);
+/* Sleep until @until (clock_ns; 0: no limit), @done(r, arg) or, if
+ * @stoppable, the stop. */
+void scn_sleep(struct scn_run *r, uint64_t until,
+	       bool (*done)(struct scn_run *r, int arg), int arg,
+	       bool stoppable);
 /* "# <ms> ms TASK: <what><text>" */
 void say(struct scn_trun *tr, const char *what, const char *text);
 void held_push(struct scn_trun *tr, int m);
 void held_drop(struct scn_trun *tr, int m);
 
-/* ww.c */
-extern const char *const ww_cmp_names[];	/* "eq", "lt", ... */
+/* run_check.c */
+/* An assertion step other than trylock and backoffs: check, report. */
+void check_assertion(struct scn_trun *tr, const struct scn_step *st);
+/* One assertion's KTAP line, its diagnostic (if it failed) above it. */
+void report(struct scn_trun *tr, const struct scn_step *st, bool ok,
+	    const char *why);
+/* Its KTAP case name, "L<line>_<task>_<what>". */
+void case_name(const struct scn_trun *tr, const struct scn_step *st,
+	       char *buf, size_t len);
+
+/* ww_run.c */
 /* A wwlock step; false if it was stopped (holding nothing of it). */
 bool ww_run_lock(struct scn_trun *tr, const struct scn_step *st);
 /* Release every wwmutex of the task's context and end the context. */

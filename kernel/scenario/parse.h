@@ -1,15 +1,17 @@
 /*
- * internal.h - what the scenario parser's parts share: lex.c (lines,
+ * parse.h - what the scenario parser's parts share: lex.c (lines,
  * words, numbers, durations, names; the error), class.c (class headers
- * of task lines and `set`), parse.c (statements, steps, the checks that
- * need the whole script) and the parse half of ww.c (the wound/wait
- * statements and steps).
+ * of task lines and `set`), parse.c (statements, the task lines, the
+ * checks that need the whole script), parse_steps.c (each step) and
+ * ww_parse.c (the wound/wait statements and steps).  Nothing here knows
+ * how a scenario runs: the parser's product is a struct scenario.
  */
-#ifndef SCENARIO_INTERNAL_H
-#define SCENARIO_INTERNAL_H
+#ifndef SCENARIO_PARSE_H
+#define SCENARIO_PARSE_H
 #include "scenario.h"
 
 #define MAX_WORDS 24
+#define UNRESOLVED (-2)			/* donor NAME not yet known */
 
 struct word {
 	char *s;
@@ -76,15 +78,24 @@ int class_policy(const char *c);
 bool class_header(struct parser *p, int i, struct scn_sched *sc,
 		  uint64_t *start);
 
-/* parse.c, for ww.c */
-/* Index of the mutex named by word @i, or -1 (error reported). */
-int mutex_index(struct parser *p, int i);
+/* parse.c */
 /* A header statement (cpus, ...): before any task, once, one value. */
 bool header_once(struct parser *p, bool *seen);
+
+/* parse_steps.c */
+/* Index of the mutex named by word @i, or -1 (error reported). */
+int mutex_index(struct parser *p, int i);
 /* A new step of the current task, or NULL ("too many steps"). */
 struct scn_step *new_step(struct parser *p, int op);
+/* lock, unlock, trylock M [ok|busy]; compute, sleep D; mark, wait E */
+bool step_lock(struct parser *p, int op);
+bool step_duration(struct parser *p, int op);
+bool step_event(struct parser *p, int op);
+bool step_print(struct parser *p);
+bool step_set(struct parser *p);
+bool step_assert(struct parser *p);
 
-/* ww.c: `wwclass`, `wwlock M...`, `wwunlock`, `assert backoffs OP N`
+/* ww_parse.c: `wwclass`, `wwlock M...`, `wwunlock`, `assert backoffs OP N`
  * (word @i: OP, after st->num was given) */
 bool ww_stmt_class(struct parser *p);
 bool ww_step_lock(struct parser *p, int op);

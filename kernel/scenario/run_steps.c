@@ -1,0 +1,251 @@
+/*
+ * run_steps.c - one task of a running scenario: its thread (the gate,
+ * its start time, its steps in order, what it holds released at the
+ * end) and what each step does (docs/scenarios.md, "Steps"); sleeping
+ * until a time, an event or the stop.  run.c starts and stops them.
+ */
+#include "run.h"
+#include "cpu.h"
+#include "timer.h"
+#include "trace.h"
+#include <printf.h>
+#include <string.h>
+
+/*
+ * `compute D`: burn D of the caller's own execution time.  It counts at
+ * most COMPUTE_LOOK_NS between two looks at the clock: a host that
+ * stops the vCPU for milliseconds (a busy machine) would otherwise count
+ * as computing, and a section meant to outlast a budget or a tick could
+ * end inside one stall, before the kernel had a chance to act.
+ */
+#define COMPUTE_LOOK_NS (100 * NSEC_PER_USEC)
+
+static void compute(struct scn_run *r, struct task *self, uint64_t ns)
+{
+	uint64_t done = 0, last = task_exec_ns(self);
+
+	while (done < ns && !READ_ONCE(r->abort)) {
+		uint64_t now = task_exec_ns(self);
+
+		done += MIN(now - last, COMPUTE_LOOK_NS);
+		last = now;
+		arch_cpu_relax();
+	}
+}
+
+static void wake_fn(struct timer *tm)
+{
+	wake_up(tm->data);
+}
+
+/*
+ * Sleep until @until (clock_ns; 0: no limit) has passed, @done(r, arg)
+ * holds, or the run is stopped.  The usual sleep/wake order (see
+ * wait_case() in kernel/ktest.c): state, full barrier, check; the waker
+ * sets what we check, then calls wake_up(), so no wakeup is lost.
+ */
+void scn_sleep(struct scn_run *r, uint64_t until,
+	       bool (*done)(struct scn_run *r, int arg), int arg,
+	       bool stoppable)
+{
+	struct task *self = current();
+	struct timer tm;
+
+	timer_init(&tm, wake_fn, self);
+	for (;;) {
+		WRITE_ONCE(self->state, TASK_SLEEPING);
+		smp_mb();
+		if ((stoppable && READ_ONCE(r->abort)) ||
+		    (done && done(r, arg)) || (until && clock_ns() >= until))
+			break;
+		if (until)
+			timer_arm(&tm, until);
+		schedule();
+	}
+	WRITE_ONCE(self->state, TASK_RUNNING);
+	timer_cancel(&tm);
+}
+
+static bool gate_open(struct scn_run *r, int arg)
+{
+	(void)arg;
+	return smp_load_acquire(&r->go);
+}
+
+/* A `print`, `mark` or run-time error line, stamped with time and task. */
+void say(struct scn_trun *tr, const char *what, const char *text)
+{
+	uint64_t t = since_t0(tr->run);
+
+	ktap_diag(&tr->run->sub, "%llu.%03llu ms %s: %s%s",
+		  (unsigned long long)(t / NSEC_PER_MSEC),
+		  (unsigned long long)(t % NSEC_PER_MSEC / NSEC_PER_USEC),
+		  tr->st->name, what, text);
+}
+
+/* ---- Steps ------------------------------------------------------------ */
+
+void held_push(struct scn_trun *tr, int m)
+{
+	tr->held[tr->nheld++] = m;
+}
+
+void held_drop(struct scn_trun *tr, int m)
+{
+	for (int i = 0; i < tr->nheld; i++) {
+		if (tr->held[i] == m) {
+			memmove(&tr->held[i], &tr->held[i + 1],
+				(tr->nheld - i - 1) * sizeof(int));
+			tr->nheld--;
+			return;
+		}
+	}
+}
+
+static bool step_lock(struct scn_trun *tr, int m)
+{
+	struct scn_run *r = tr->run;
+	int64_t left = (int64_t)(r->deadline + SCN_GRACE_NS - clock_ns());
+	int err;
+
+	WRITE_ONCE(tr->waiting, m);
+	/* 0 would mean "forever": past the limit, wait a token 1 ns. */
+	err = mutex_lock_timeout(&r->mx[m], left > 0 ? (uint64_t)left : 1);
+	if (err) {
+		/* Past the limit.  Until the controller has taken its picture
+		 * and says stop, look as we did: waiting for m. */
+		scn_sleep(r, 0, NULL, 0, true);
+		WRITE_ONCE(tr->waiting, -1);
+		return false;
+	}
+	WRITE_ONCE(tr->waiting, -1);
+	held_push(tr, m);
+	return true;
+}
+
+static bool step_trylock(struct scn_trun *tr, const struct scn_step *st)
+{
+	int m = st->arg & 0xff;
+	bool want = st->arg >> 8, got = mutex_trylock(&tr->run->mx[m]);
+
+	report(tr, st, got == want, got ? "took it" : "found it busy");
+	if (got && want)
+		held_push(tr, m);
+	else if (got)
+		mutex_unlock(&tr->run->mx[m]);
+	/* Later steps count on holding it: a task that failed to stops. */
+	return got || !want;
+}
+
+static bool step_set(struct scn_trun *tr, const struct scn_step *st)
+{
+	int err = 0;
+
+	if (st->set.has_attr)
+		err = sched_setattr(current(), &st->set.attr);
+	if (!err && st->set.affinity)
+		err = sched_setaffinity(current(), st->set.affinity);
+	if (err) {
+		__atomic_fetch_add(&tr->run->errors, 1, __ATOMIC_RELAXED);
+		say(tr, "error: set refused: ", err == -EBUSY ?
+		    "deadline admission control (-EBUSY)" : "-EINVAL");
+	}
+	return !err;
+}
+
+static void step_mark(struct scn_trun *tr, int e)
+{
+	struct scn_run *r = tr->run;
+
+	say(tr, "mark ", r->s->events[e]);
+	trace_mark(r->s->events[e]);
+	__atomic_fetch_or(&r->events, 1u << e, __ATOMIC_SEQ_CST);
+	/* Wake every waiter before the first of them can preempt us. */
+	preempt_disable();
+	for (int i = 0; i < r->ntasks; i++)
+		if (READ_ONCE(r->tr[i].wait_event) == e)
+			wake_up(r->tr[i].task);
+	preempt_enable();
+}
+
+/* Run one step; false ends the task (stopped, or the step failed so
+ * that the following ones would not make sense). */
+static bool do_step(struct scn_trun *tr, const struct scn_step *st)
+{
+	struct scn_run *r = tr->run;
+	struct task *self = current();
+
+	switch (st->op) {
+	case SCN_LOCK:
+		return step_lock(tr, st->arg);
+	case SCN_UNLOCK:
+		held_drop(tr, st->arg);
+		mutex_unlock(&r->mx[st->arg]);
+		return true;
+	case SCN_TRYLOCK:
+		return step_trylock(tr, st);
+	case SCN_COMPUTE:
+		compute(r, self, st->ns);
+		return true;
+	case SCN_SLEEP:
+		scn_sleep(r, clock_ns() + st->ns, NULL, 0, true);
+		return true;
+	case SCN_YIELD:
+		yield();
+		return true;
+	case SCN_SET:
+		return step_set(tr, st);
+	case SCN_PRINT:
+		say(tr, "", r->s->text + st->text);
+		trace_mark(r->s->text + st->text);
+		return true;
+	case SCN_MARK:
+		step_mark(tr, st->arg);
+		return true;
+	case SCN_WAIT:
+		WRITE_ONCE(tr->wait_event, st->arg);
+		scn_sleep(r, 0, event_happened, st->arg, true);
+		WRITE_ONCE(tr->wait_event, -1);
+		return true;
+	case SCN_WWLOCK:
+		return ww_run_lock(tr, st);
+	case SCN_WWUNLOCK:
+		ww_run_unlock(tr);
+		return true;
+	case SCN_A_BACKOFFS:
+		ww_check_backoffs(tr, st);
+		return true;
+	default:
+		check_assertion(tr, st);
+		return true;
+	}
+}
+
+void scn_task_main(void *arg)
+{
+	struct scn_trun *tr = arg;
+	struct scn_run *r = tr->run;
+	const struct scn_task *t = tr->st;
+	int i;
+
+	__atomic_add_fetch(&r->at_gate, 1, __ATOMIC_RELEASE);
+	wake_up(r->controller);
+	scn_sleep(r, 0, gate_open, 0, true);
+	if (!READ_ONCE(r->abort))
+		scn_sleep(r, r->t0 + t->start_ns, NULL, 0, true);
+	WRITE_ONCE(tr->started, true);
+	for (i = 0; i < t->nsteps && !READ_ONCE(r->abort); i++) {
+		WRITE_ONCE(tr->step, i);
+		if (!do_step(tr, &t->steps[i]))
+			break;
+	}
+	tr->finished = i == t->nsteps;
+	if (tr->nww)			/* stopped inside a ww context */
+		ww_run_unlock(tr);
+	while (tr->nheld)		/* stopped early: newest first */
+		mutex_unlock(&r->mx[tr->held[--tr->nheld]]);
+	WRITE_ONCE(tr->ended, true);
+	if (__atomic_sub_fetch(&r->nleft, 1, __ATOMIC_ACQ_REL) == 0)
+		wake_up(r->controller);
+}
+
