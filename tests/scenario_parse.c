@@ -13,6 +13,7 @@
 #include "mm.h"
 #include "blocked_on.h"
 #include "mutex.h"
+#include "../kernel/scenario/steps.h"
 #include <printf.h>
 #include <string.h>
 
@@ -427,6 +428,53 @@ static void ww_script_parses_whole(struct ktest *t)
 	scenario_free(s);
 }
 
+/* Does @name start with the words of @head ("assert elapsed" of
+ * "assert elapsed <")? */
+static bool word_prefix(const char *head, const char *name)
+{
+	size_t n = strlen(head);
+
+	return strncmp(name, head, n) == 0 && (!name[n] || name[n] == ' ');
+}
+
+/*
+ * The table of steps (kernel/scenario/steps.c): every op has a whole
+ * row; no row's words begin another's (the parser takes the first row
+ * whose words begin the line, so the other could never be written); and
+ * every assertion is among those the parser lists when it meets an
+ * unknown one.
+ */
+static void step_table_rows_whole_and_distinct(struct ktest *t)
+{
+	static const char src[] = HEAD TASK "    assert zzz 1\n" END;
+	char err[SCN_ERR_LEN], kind[SCN_NAME_MAX];
+	int need;
+
+	KASSERT(t, !scenario_parse(src, sizeof(src) - 1, cpus_online(), err,
+				   &need));
+	for (int op = 0; op < SCN_NR_OPS; op++) {
+		const struct scn_step_kind *k = &scn_steps[op];
+
+		KASSERT(t, k->name && k->parse && k->run && k->doc);
+		KEXPECT(t, k->name[0] && k->doc[0]);
+		for (int o = 0; o < SCN_NR_OPS; o++)
+			if (o != op && word_prefix(k->name, scn_steps[o].name))
+				ktest_fail(t, __FILE__, __LINE__, "step '%s' "
+					   "hides step '%s'", k->name,
+					   scn_steps[o].name);
+		if (!word_prefix("assert", k->name))
+			continue;
+		/* "assert elapsed <" -> "elapsed": its words of letters */
+		strlcpy(kind, k->name + strlen("assert "), sizeof(kind));
+		for (char *c = kind; *c; c++)
+			if (c[0] == ' ' && !(c[1] >= 'a' && c[1] <= 'z'))
+				*c = '\0';
+		if (!strstr(err, kind))
+			ktest_fail(t, __FILE__, __LINE__, "assertion '%s' not "
+				   "in '%s'", kind, err);
+	}
+}
+
 /* Every embedded scenario parses (given enough CPUs), under its file
  * name: `run NAME` and the KTAP subtest name are the same word. */
 static void builtins_parse_under_their_names(struct ktest *t)
@@ -584,6 +632,7 @@ static struct ktest_case scenario_parse_cases[] = {
 	KTEST_CASE(deadline_limits_inclusive),
 	KTEST_CASE(ww_script_parses_whole),
 	KTEST_CASE(builtins_parse_under_their_names),
+	KTEST_CASE(step_table_rows_whole_and_distinct),
 	KTEST_CASE(run_passes),
 	KTEST_CASE(run_failed_assertion_fails),
 	KTEST_CASE(run_deadlock_is_stopped),

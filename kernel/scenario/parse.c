@@ -15,6 +15,7 @@
  * `end scenario`, and reported at their first use if still unknown.
  */
 #include "parse.h"
+#include "steps.h"
 #include "mm.h"
 #include "mutex.h"
 #include "cpu.h"
@@ -162,6 +163,72 @@ static bool stmt_task(struct parser *p)
 	return true;
 }
 
+/* scenario NAME: the first statement, and only the first */
+static bool stmt_scenario(struct parser *p)
+{
+	if (p->s->name[0])
+		return fail_at(p, col_of(p, 0), "'scenario' given twice");
+	if (p->nw < 2)
+		return fail_at(p, col_of(p, 1), "scenario needs a name");
+	if (!name_ok(p, word(p, 1), col_of(p, 1)) || !no_more(p, 2))
+		return false;
+	strlcpy(p->s->name, word(p, 1), SCN_NAME_MAX);
+	return true;
+}
+
+/* end scenario: the last (a task's `end` is step_end's) */
+static bool stmt_end(struct parser *p)
+{
+	if (!word(p, 1) || strcmp(word(p, 1), "scenario"))
+		return fail_at(p, col_of(p, 0), "'end' outside a task (the end "
+			       "marker is 'end scenario')");
+	p->ended = true;
+	return no_more(p, 2);
+}
+
+/* The statements outside tasks; inside one, the steps of steps.c. */
+static const struct {
+	const char *kw;
+	bool (*parse)(struct parser *p);
+} statements[] = {
+	{ "scenario", stmt_scenario },
+	{ "cpus", stmt_cpus },
+	{ "locking", stmt_locking },
+	{ "timeout", stmt_timeout },
+	{ "expect", stmt_expect },
+	{ "mutex", stmt_mutex },
+	{ "wwmutex", stmt_mutex },
+	{ "wwclass", stmt_wwclass },		/* ww_parse.c */
+	{ "task", stmt_task },
+	{ "end", stmt_end },
+};
+
+static int find_statement(const char *kw)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(statements); i++)
+		if (strcmp(kw, statements[i].kw) == 0)
+			return i;
+	return -1;
+}
+
+static bool top_line(struct parser *p)
+{
+	const char *kw = word(p, 0);
+	int i = find_statement(kw);
+
+	if (p->ended)
+		return fail_at(p, col_of(p, 0), "text after 'end scenario'");
+	if (!p->s->name[0] && strcmp(kw, "scenario"))
+		return fail_at(p, col_of(p, 0), "expected 'scenario NAME' "
+			       "first");
+	if (i < 0)
+		return fail_at(p, col_of(p, 0), "unknown keyword '%s'", kw);
+	return statements[i].parse(p);
+}
+
+/* ---- Task lines -------------------------------------------------------- */
+
+/* The `end` of a task: it must hold nothing. */
 static bool step_end(struct parser *p)
 {
 	if (word(p, 1) && strcmp(word(p, 1), "scenario") == 0)
@@ -178,96 +245,41 @@ static bool step_end(struct parser *p)
 	return true;
 }
 
-static const struct {
-	const char *kw;
-	int op;
-	bool (*fn)(struct parser *p, int op);
-} step_table[] = {
-	{ "lock", SCN_LOCK, step_lock },
-	{ "unlock", SCN_UNLOCK, step_lock },
-	{ "trylock", SCN_TRYLOCK, step_lock },
-	{ "compute", SCN_COMPUTE, step_duration },
-	{ "sleep", SCN_SLEEP, step_duration },
-	{ "mark", SCN_MARK, step_event },
-	{ "wait", SCN_WAIT, step_event },
-	{ "wwlock", SCN_WWLOCK, ww_step_lock },
-	{ "wwunlock", SCN_WWUNLOCK, ww_step_unlock },
-};
+/* Does the line start with the words of @name ("assert not happened")? */
+static bool starts_with(struct parser *p, const char *name)
+{
+	int i = 0;
 
-static const char *const top_keywords[] = {
-	"scenario", "cpus", "locking", "timeout", "expect", "mutex", "task",
-	"wwmutex", "wwclass",
-};
+	for (const char *n = name; *n; i++) {
+		const char *sp = strchr(n, ' '), *w = word(p, i);
+		size_t len = sp ? (size_t)(sp - n) : strlen(n);
 
+		if (!w || strlen(w) != len || strncmp(w, n, len))
+			return false;
+		n += sp ? len + 1 : len;
+	}
+	return true;
+}
+
+/* A line inside `task ... end`: a step of steps.c, or the end. */
 static bool task_line(struct parser *p)
 {
 	const char *kw = word(p, 0);
 
-	for (size_t i = 0; i < ARRAY_SIZE(step_table); i++)
-		if (strcmp(kw, step_table[i].kw) == 0)
-			return step_table[i].fn(p, step_table[i].op);
-	if (strcmp(kw, "yield") == 0)
-		return no_more(p, 1) && new_step(p, SCN_YIELD);
-	if (strcmp(kw, "print") == 0)
-		return step_print(p);
-	if (strcmp(kw, "set") == 0)
-		return step_set(p);
-	if (strcmp(kw, "assert") == 0)
-		return step_assert(p);
 	if (strcmp(kw, "end") == 0)
 		return step_end(p);
-	for (size_t i = 0; i < ARRAY_SIZE(top_keywords); i++)
-		if (strcmp(kw, top_keywords[i]) == 0)
-			return fail_at(p, col_of(p, 0),
-				       "'%s' inside task '%s' (missing "
-				       "'end'?)", kw, p->task->name);
+	for (int op = 0; op < SCN_NR_OPS; op++)
+		if (starts_with(p, scn_steps[op].name))
+			return scn_steps[op].parse(p, op);
+	if (strcmp(kw, "assert") == 0)
+		return assert_unknown(p);
+	if (find_statement(kw) >= 0)
+		return fail_at(p, col_of(p, 0), "'%s' inside task '%s' "
+			       "(missing 'end'?)", kw, p->task->name);
 	return fail_at(p, col_of(p, 0), "unknown keyword '%s'", kw);
 }
 
-static bool top_line(struct parser *p)
-{
-	const char *kw = word(p, 0);
-
-	if (p->ended)
-		return fail_at(p, col_of(p, 0), "text after 'end scenario'");
-	if (!p->s->name[0]) {
-		if (strcmp(kw, "scenario"))
-			return fail_at(p, col_of(p, 0),
-		"expected 'scenario NAME' first");
-		if (p->nw < 2)
-			return fail_at(p, col_of(p, 1), "scenario needs a "
-				       "name");
-		if (!name_ok(p, word(p, 1), col_of(p, 1)) || !no_more(p, 2))
-			return false;
-		strlcpy(p->s->name, word(p, 1), SCN_NAME_MAX);
-		return true;
-	}
-	if (strcmp(kw, "scenario") == 0)
-		return fail_at(p, col_of(p, 0), "'scenario' given twice");
-	if (strcmp(kw, "cpus") == 0)
-		return stmt_cpus(p);
-	if (strcmp(kw, "locking") == 0)
-		return stmt_locking(p);
-	if (strcmp(kw, "timeout") == 0)
-		return stmt_timeout(p);
-	if (strcmp(kw, "expect") == 0)
-		return stmt_expect(p);
-	if (strcmp(kw, "mutex") == 0 || strcmp(kw, "wwmutex") == 0)
-		return stmt_mutex(p);
-	if (strcmp(kw, "wwclass") == 0)
-		return ww_stmt_class(p);
-	if (strcmp(kw, "task") == 0)
-		return stmt_task(p);
-	if (strcmp(kw, "end") == 0) {
-		if (!word(p, 1) || strcmp(word(p, 1), "scenario"))
-			return fail_at(p, col_of(p, 0),
-				       "'end' outside a task (the end "
-				       "marker is 'end scenario')");
-		p->ended = true;
-		return no_more(p, 2);
-	}
-	return fail_at(p, col_of(p, 0), "unknown keyword '%s'", kw);
-}
+/* ---- The whole script -------------------------------------------------- */
 
 /* Names that may be used before they are declared, now known or not. */
 static bool resolve(struct parser *p)
@@ -332,12 +344,26 @@ static void parse_all(struct parser *p)
 	}
 }
 
+/* Every kind of step has its whole row in steps.c: a missing part would
+ * otherwise be found only by a script that uses it, as a NULL call. */
+static void check_steps(void)
+{
+	for (int op = 0; op < SCN_NR_OPS; op++) {
+		const struct scn_step_kind *k = &scn_steps[op];
+
+		if (!k->name || !k->parse || !k->run || !k->doc)
+			panic("scenario: step %d (enum scn_op) has no whole "
+			      "row in kernel/scenario/steps.c", op);
+	}
+}
+
 struct scenario *scenario_parse(const char *src, size_t len, int online,
 				char *err, int *need_cpus)
 {
 	struct parser *p = kzalloc(sizeof(*p));
 	struct scenario *s = kzalloc(sizeof(*s));
 
+	check_steps();
 	*need_cpus = 0;
 	if (!p || !s) {
 		kfree(p);

@@ -82,23 +82,19 @@ bool class_header(struct parser *p, int i, struct scn_sched *sc,
 /* A header statement (cpus, ...): before any task, once, one value. */
 bool header_once(struct parser *p, bool *seen);
 
-/* parse_steps.c */
+/* parse_steps.c; the steps' own parse functions are in steps.h */
 /* Index of the mutex named by word @i, or -1 (error reported). */
 int mutex_index(struct parser *p, int i);
 /* A new step of the current task, or NULL ("too many steps"). */
 struct scn_step *new_step(struct parser *p, int op);
-/* lock, unlock, trylock M [ok|busy]; compute, sleep D; mark, wait E */
-bool step_lock(struct parser *p, int op);
-bool step_duration(struct parser *p, int op);
-bool step_event(struct parser *p, int op);
-bool step_print(struct parser *p);
-bool step_set(struct parser *p);
-bool step_assert(struct parser *p);
+/* A new assertion (new_step, numbered as a KTAP case), or NULL. */
+struct scn_step *new_assert(struct parser *p, int op);
+/* Word @i, the value of assertion @op, or NULL ("assert prio needs a
+ * value"). */
+const char *assert_value(struct parser *p, int op, int i);
+/* An `assert` line that names no assertion: its error. */
+bool assert_unknown(struct parser *p);
 
-/* ww_parse.c: `wwclass`, `wwlock M...`, `wwunlock`, `assert backoffs OP N`
- * (word @i: OP, after st->num was given) */
-bool ww_stmt_class(struct parser *p);
-bool ww_step_lock(struct parser *p, int op);
-bool ww_step_unlock(struct parser *p, int op);
-bool ww_assert_backoffs(struct parser *p, struct scn_step *st, int i);
+/* ww_parse.c: `wwclass` */
+bool stmt_wwclass(struct parser *p);
 #endif

@@ -1,9 +1,12 @@
 /*
  * parse_steps.c - the steps of a task (docs/scenarios.md, "Steps" and
  * "Assertions") parsed into struct scn_step, each with the checks that
- * need only its own line and what the task holds there (p->held).
+ * need only its own line and what the task holds there (p->held): the
+ * parse functions of the table of steps (steps.c), but for the
+ * wound/wait ones (ww_parse.c).
  */
 #include "parse.h"
+#include "steps.h"
 #include <printf.h>
 #include <string.h>
 
@@ -81,7 +84,8 @@ struct scn_step *new_step(struct parser *p, int op)
 	return st;
 }
 
-bool step_lock(struct parser *p, int op)
+/* lock M, unlock M, trylock M ok|busy */
+bool scn_parse_lock(struct parser *p, int op)
 {
 	const char *name;
 	struct scn_step *st;
@@ -123,7 +127,8 @@ bool step_lock(struct parser *p, int op)
 	return true;
 }
 
-bool step_duration(struct parser *p, int op)
+/* compute D, sleep D */
+bool scn_parse_duration(struct parser *p, int op)
 {
 	struct scn_step *st;
 
@@ -135,7 +140,8 @@ bool step_duration(struct parser *p, int op)
 	       no_more(p, 2);
 }
 
-bool step_event(struct parser *p, int op)
+/* mark E, wait E */
+bool scn_parse_event(struct parser *p, int op)
 {
 	struct scn_step *st;
 	int e = event_index(p, 1);
@@ -148,9 +154,16 @@ bool step_event(struct parser *p, int op)
 	return true;
 }
 
-bool step_print(struct parser *p)
+bool scn_parse_yield(struct parser *p, int op)
 {
-	struct scn_step *st = new_step(p, SCN_PRINT);
+	return no_more(p, 1) && new_step(p, op);
+}
+
+/* print TEXT...: the rest of the line as written, but its comment and
+ * the blanks at its end. */
+bool scn_parse_print(struct parser *p, int op)
+{
+	struct scn_step *st = new_step(p, op);
 	const char *t = "";
 
 	if (!st)
@@ -167,84 +180,145 @@ bool step_print(struct parser *p)
 	return true;
 }
 
-bool step_set(struct parser *p)
+/* set [CLASS params] [cpu=N | cpus=LIST] */
+bool scn_parse_set(struct parser *p, int op)
 {
-	struct scn_step *st = new_step(p, SCN_SET);
+	struct scn_step *st = new_step(p, op);
 
 	return st && class_header(p, 1, &st->set, NULL);
 }
 
-bool step_assert(struct parser *p)
+/* ---- Assertions -------------------------------------------------------- */
+
+/* What `assert` can check, as its errors list it: the assertions of
+ * steps.c, in its order. */
+#define ASSERT_KINDS "class, prio, donor, cpu, happened, not happened, " \
+		     "elapsed, backoffs"
+
+struct scn_step *new_assert(struct parser *p, int op)
 {
-	static const char *const kinds = "class, prio, donor, cpu, happened, "
-					 "not happened, elapsed, backoffs";
-	const char *k = word(p, 1), *v;
-	struct scn_step *st;
+	struct scn_step *st = new_step(p, op);
+
+	if (st)
+		st->num = ++p->s->nasserts;
+	return st;
+}
+
+const char *assert_value(struct parser *p, int op, int i)
+{
+	const char *v = word(p, i);
+
+	if (!v)
+		fail_at(p, col_of(p, i), "%s needs a value",
+			scn_steps[op].name);
+	return v;
+}
+
+/* assert class fair|rt|deadline */
+bool scn_parse_a_class(struct parser *p, int op)
+{
+	struct scn_step *st = new_assert(p, op);
+	const char *v = st ? assert_value(p, op, 2) : NULL;
+
+	if (!v)
+		return false;
+	st->arg = class_policy(v);
+	if (st->arg < 0)
+		return fail_at(p, col_of(p, 2), "unknown class '%s' (fair, rt, "
+			       "deadline)", v);
+	return no_more(p, 3);
+}
+
+/* assert prio N, on the scale of prio= */
+bool scn_parse_a_prio(struct parser *p, int op)
+{
+	struct scn_step *st = new_assert(p, op);
+	const char *v = st ? assert_value(p, op, 2) : NULL;
 	long long n;
-	int i = 2;
+
+	if (!v || !number(p, v, col_of(p, 2), false, RT_PRIO_MIN, RT_PRIO_MAX,
+			  "prio", &n))
+		return false;
+	st->arg = n;
+	return no_more(p, 3);
+}
+
+/* assert donor NAME|self: a task declared later is resolved at the end
+ * (resolve(), parse.c); until then its name is kept in the text. */
+bool scn_parse_a_donor(struct parser *p, int op)
+{
+	struct scn_step *st = new_assert(p, op);
+	const char *v = st ? assert_value(p, op, 2) : NULL;
+
+	if (!v || !name_ok(p, v, col_of(p, 2)))
+		return false;
+	st->arg = strcmp(v, "self") == 0 ? -1 : UNRESOLVED;
+	st->text = add_text(p, v);
+	st->ns = col_of(p, 2);
+	return no_more(p, 3);
+}
+
+/* assert cpu N, one of the scenario's CPUs */
+bool scn_parse_a_cpu(struct parser *p, int op)
+{
+	struct scn_step *st = new_assert(p, op);
+	const char *v = st ? assert_value(p, op, 2) : NULL;
+	long long n;
+
+	if (!v || !number(p, v, col_of(p, 2), false, 0, p->s->cpus - 1, "cpu",
+			  &n))
+		return false;
+	st->arg = n;
+	return no_more(p, 3);
+}
+
+/* assert happened E, assert not happened E */
+bool scn_parse_a_happened(struct parser *p, int op)
+{
+	int i = op == SCN_A_HAPPENED ? 2 : 3;
+	struct scn_step *st = new_assert(p, op);
+
+	if (!st || !assert_value(p, op, i))
+		return false;
+	st->arg = event_index(p, i);
+	return st->arg >= 0 && no_more(p, i + 1);
+}
+
+/* assert elapsed < D, assert elapsed > D */
+bool scn_parse_a_elapsed(struct parser *p, int op)
+{
+	struct scn_step *st = new_assert(p, op);
+
+	if (!st)
+		return false;
+	if (!word(p, 3))
+		return fail_at(p, col_of(p, 3), "assert elapsed needs a "
+			       "duration");
+	return duration(p, word(p, 3), col_of(p, 3), &st->ns) && no_more(p, 4);
+}
+
+/*
+ * An `assert` line that no row of steps.c names: say what is wrong.  A
+ * missing value is reported before an unknown kind, and a step before
+ * either: "too many steps" comes first, as for every assertion.
+ */
+bool assert_unknown(struct parser *p)
+{
+	const char *k = word(p, 1);
 
 	if (!k)
 		return fail_at(p, col_of(p, 1), "assert needs what to check "
-			       "(%s)", kinds);
-	if (!(st = new_step(p, SCN_A_CLASS)))
+			       "(%s)", ASSERT_KINDS);
+	if (!new_assert(p, SCN_A_CLASS))
 		return false;
-	st->num = ++p->s->nasserts;
-	if (strcmp(k, "not") == 0) {
-		if (!word(p, 2) || strcmp(word(p, 2), "happened"))
-			return fail_at(p, col_of(p, 2), "expected 'happened' "
-				       "after 'assert not'");
-		k = "not happened";
-		i = 3;
-	}
-	v = word(p, i);
-	if (!v)
-		return fail_at(p, col_of(p, i), "assert %s needs a value", k);
-	if (strcmp(k, "class") == 0) {
-		st->arg = class_policy(v);
-		if (st->arg < 0)
-			return fail_at(p, col_of(p, i), "unknown class '%s' "
-				       "(fair, rt, deadline)", v);
-	} else if (strcmp(k, "prio") == 0) {
-		st->op = SCN_A_PRIO;
-		if (!number(p, v, col_of(p, i), false, RT_PRIO_MIN,
-			    RT_PRIO_MAX, "prio", &n))
-			return false;
-		st->arg = n;
-	} else if (strcmp(k, "cpu") == 0) {
-		st->op = SCN_A_CPU;
-		if (!number(p, v, col_of(p, i), false, 0, p->s->cpus - 1, "cpu",
-			    &n))
-			return false;
-		st->arg = n;
-	} else if (strcmp(k, "donor") == 0) {
-		st->op = SCN_A_DONOR;
-		if (!name_ok(p, v, col_of(p, i)))
-			return false;
-		st->arg = strcmp(v, "self") == 0 ? -1 : UNRESOLVED;
-		st->text = add_text(p, v);	/* resolved at the end */
-		st->ns = col_of(p, i);
-	} else if (strcmp(k, "happened") == 0 ||
-		   strcmp(k, "not happened") == 0) {
-		st->op = k[0] == 'n' ? SCN_A_NOT_HAPPENED : SCN_A_HAPPENED;
-		st->arg = event_index(p, i);
-		if (st->arg < 0)
-			return false;
-	} else if (strcmp(k, "backoffs") == 0) {
-		return ww_assert_backoffs(p, st, i);
-	} else if (strcmp(k, "elapsed") == 0) {
-		if (strcmp(v, "<") && strcmp(v, ">"))
-			return fail_at(p, col_of(p, i), "expected '<' or '>' "
-				       "after 'assert elapsed'");
-		st->op = v[0] == '<' ? SCN_A_ELAPSED_LT : SCN_A_ELAPSED_GT;
-		if (!word(p, ++i))
-			return fail_at(p, col_of(p, i), "assert elapsed needs "
-				       "a duration");
-		if (!duration(p, word(p, i), col_of(p, i), &st->ns))
-			return false;
-	} else {
-		return fail_at(p, col_of(p, 1), "unknown assertion '%s' (%s)",
-			       k, kinds);
-	}
-	return no_more(p, i + 1);
+	if (strcmp(k, "not") == 0)	/* but not `not happened` */
+		return fail_at(p, col_of(p, 2), "expected 'happened' after "
+			       "'assert not'");
+	if (!word(p, 2))
+		return fail_at(p, col_of(p, 2), "assert %s needs a value", k);
+	if (strcmp(k, "elapsed") == 0)	/* but neither `<` nor `>` */
+		return fail_at(p, col_of(p, 2), "expected '<' or '>' after "
+			       "'assert elapsed'");
+	return fail_at(p, col_of(p, 1), "unknown assertion '%s' (%s)", k,
+		       ASSERT_KINDS);
 }
-

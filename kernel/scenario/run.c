@@ -128,7 +128,7 @@ static bool report_stuck(struct scn_run *r, unsigned long proxy_before)
 				  o >= 0 ? r->tr[o].st->name : "nobody");
 		} else if (st->op < SCN_NR_OPS) {
 			ktap_diag(&r->sub, "%s at line %d: %s", tr->st->name,
-				  st->line, scn_op_names[st->op]);
+				  st->line, scn_steps[st->op].name);
 		}
 	}
 	for (int i = 0; i < r->ntasks && !deadlock; i++)
@@ -310,6 +310,41 @@ static void finish(struct scn_run *r, int idx, struct scn_result *res)
 	ktap_result(&r->top, res->passed, idx, s->name, KTAP_NONE, NULL);
 }
 
+/* Start the tasks, open the gate at t0, and sleep until every task has
+ * ended or the time limit has come. */
+static void run_until_limit(struct scn_run *r)
+{
+	if (!start_tasks(r)) {
+		r->errors++;
+		WRITE_ONCE(r->abort, 1);
+	} else {
+		start_budgets(r);
+	}
+	trace_reset();
+	r->t0 = clock_ns();
+	r->deadline = r->t0 + r->s->timeout_ns;
+	smp_store_release(&r->go, 1);
+	wake_all(r);
+
+	scn_sleep(r, r->deadline, all_ended, 0, false);
+}
+
+/* The time limit, with tasks left: take the picture, then stop them all
+ * and wait (SCN_STOP_NS at most) until they have ended. */
+static void stop_at_limit(struct scn_run *r, struct scn_result *res,
+			  unsigned long proxy_before)
+{
+	res->timed_out = true;
+	res->deadlock = report_stuck(r, proxy_before);
+	WRITE_ONCE(r->abort, 1);
+	smp_mb();
+	wake_all(r);
+	/* From now, too: this thread may be late itself. */
+	wait_stopped(r, MAX(r->deadline + SCN_GRACE_NS, clock_ns()) +
+		     SCN_STOP_NS);
+	res->stuck = !all_ended(r, 0);
+}
+
 int scenario_run(const struct scenario *s, int idx, struct scn_result *res)
 {
 	/* Inside a ktest case (idx 0) its KTAP goes out as diagnostics of
@@ -343,30 +378,9 @@ int scenario_run(const struct scenario *s, int idx, struct scn_result *res)
 		__atomic_store_n(&scn_busy, 0, __ATOMIC_RELEASE);
 		return 0;
 	}
-	if (!start_tasks(r)) {
-		r->errors++;
-		WRITE_ONCE(r->abort, 1);
-	} else {
-		start_budgets(r);
-	}
-	trace_reset();
-	r->t0 = clock_ns();
-	r->deadline = r->t0 + s->timeout_ns;
-	smp_store_release(&r->go, 1);
-	wake_all(r);
-
-	scn_sleep(r, r->deadline, all_ended, 0, false);
-	if (!all_ended(r, 0)) {
-		res->timed_out = true;
-		res->deadlock = report_stuck(r, proxy_before);
-		WRITE_ONCE(r->abort, 1);
-		smp_mb();
-		wake_all(r);
-		/* From now, too: this thread may be late itself. */
-		wait_stopped(r, MAX(r->deadline + SCN_GRACE_NS, clock_ns()) +
-			     SCN_STOP_NS);
-		res->stuck = !all_ended(r, 0);
-	}
+	run_until_limit(r);
+	if (!all_ended(r, 0))
+		stop_at_limit(r, res, proxy_before);
 	if (res->stuck) {
 		/* Cannot happen unless a step blocks without a limit: the
 		 * tasks are abandoned and r (their mutexes) leaked, like a

@@ -75,6 +75,8 @@ static inline bool event_happened(struct scn_run *r, int e)
 	return __atomic_load_n(&r->events, __ATOMIC_ACQUIRE) & 1u << e;
 }
 
+/* The steps' own run functions are in steps.h. */
+
 /* run_steps.c */
 /* The thread of task @arg (a struct scn_trun). */
 void scn_task_main(void *arg);
@@ -89,19 +91,16 @@ void held_push(struct scn_trun *tr, int m);
 void held_drop(struct scn_trun *tr, int m);
 
 /* run_check.c */
-/* An assertion step other than trylock and backoffs: check, report. */
-void check_assertion(struct scn_trun *tr, const struct scn_step *st);
-/* One assertion's KTAP line, its diagnostic (if it failed) above it. */
-void report(struct scn_trun *tr, const struct scn_step *st, bool ok,
+/* One assertion's KTAP line, with the diagnostic "line N: TASK: assert
+ * X failed: @why" above it if !@ok.  Returns true: an assertion never
+ * ends its task (`return report(...)` in a step). */
+bool report(struct scn_trun *tr, const struct scn_step *st, bool ok,
 	    const char *why);
 /* Its KTAP case name, "L<line>_<task>_<what>". */
 void case_name(const struct scn_trun *tr, const struct scn_step *st,
 	       char *buf, size_t len);
 
 /* ww_run.c */
-/* A wwlock step; false if it was stopped (holding nothing of it). */
-bool ww_run_lock(struct scn_trun *tr, const struct scn_step *st);
 /* Release every wwmutex of the task's context and end the context. */
-void ww_run_unlock(struct scn_trun *tr);
-void ww_check_backoffs(struct scn_trun *tr, const struct scn_step *st);
+void ww_release_all(struct scn_trun *tr);
 #endif

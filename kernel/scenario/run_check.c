@@ -43,18 +43,25 @@ void case_name(const struct scn_trun *tr, const struct scn_step *st,
 			 st->op == SCN_A_HAPPENED ? "" : "not_",
 			 s->events[st->arg]);
 		break;
+	case SCN_A_ELAPSED_LT:
+	case SCN_A_ELAPSED_GT:
+		snprintf(b, len, "elapsed_%s",
+			 st->op == SCN_A_ELAPSED_LT ? "lt" : "gt");
+		break;
 	case SCN_A_BACKOFFS:
 		snprintf(b, len, "backoffs_%s_%d", scn_cmp_names[st->ns],
 			 st->arg);
 		break;
-	default:
-		snprintf(b, len, "elapsed_%s",
-			 st->op == SCN_A_ELAPSED_LT ? "lt" : "gt");
+	default:			/* its name: "assert x y" -> "x_y" */
+		strlcpy(b, scn_steps[st->op].name + strlen("assert "), len);
+		for (; *b; b++)
+			if (*b == ' ')
+				*b = '_';
 	}
 }
 
 /* One assertion's KTAP line, its diagnostic (if it failed) just above. */
-void report(struct scn_trun *tr, const struct scn_step *st, bool ok,
+bool report(struct scn_trun *tr, const struct scn_step *st, bool ok,
 	    const char *why)
 {
 	struct scn_run *r = tr->run;
@@ -69,71 +76,95 @@ void report(struct scn_trun *tr, const struct scn_step *st, bool ok,
 	flags = spin_lock(&r->out_lock);
 	if (!ok)
 		ktap_diag(&r->sub, "line %d: %s: %s failed: %s", st->line,
-			  tr->st->name, scn_op_names[st->op], why);
+			  tr->st->name, scn_steps[st->op].name, why);
 	ktap_result(&r->sub, ok, st->num, name, KTAP_NONE, NULL);
 	spin_unlock(&r->out_lock, flags);
+	return true;
 }
 
-/* ---- Assertions ------------------------------------------------------- */
+/* ---- What each assertion checks: its result and why, then report() */
 
-void check_assertion(struct scn_trun *tr, const struct scn_step *st)
+/* Is @class_name the class of tasks of @policy? */
+static bool class_is(const char *class_name, int policy)
+{
+	return strcmp(class_name, sched_policy_class_name(policy)) == 0;
+}
+
+bool scn_check_class(struct scn_trun *tr, const struct scn_step *st)
+{
+	struct sched_context v;
+	char why[96];
+
+	sched_current_context(&v);
+	snprintf(why, sizeof(why), "class is %s (context of %s)",
+		 v.class_name, v.donor->name);
+	return report(tr, st, class_is(v.class_name, st->arg), why);
+}
+
+/* On the scale of prio= (1..99, higher wins), not the kernel's. */
+bool scn_check_prio(struct scn_trun *tr, const struct scn_step *st)
+{
+	struct sched_context v;
+	char why[96];
+	int prio;
+
+	sched_current_context(&v);
+	if (!class_is(v.class_name, SCHED_FIFO)) {
+		snprintf(why, sizeof(why), "class is %s, not rt (context of "
+			 "%s)", v.class_name, v.donor->name);
+		return report(tr, st, false, why);
+	}
+	prio = MAX_RT_PRIO - 1 - v.prio;
+	snprintf(why, sizeof(why), "prio is %d (context of %s)", prio,
+		 v.donor->name);
+	return report(tr, st, prio == st->arg, why);
+}
+
+bool scn_check_donor(struct scn_trun *tr, const struct scn_step *st)
 {
 	struct scn_run *r = tr->run;
-	const struct scenario *s = r->s;
 	struct sched_context v;
-	char why[96] = "";
-	bool ok = false, rt;
-	uint64_t t;
-	int cpu;
+	char why[96];
 
-	switch (st->op) {
-	case SCN_A_CLASS:
-		sched_current_context(&v);
-		ok = strcmp(v.class_name, sched_policy_class_name(st->arg)) == 0;
-		snprintf(why, sizeof(why), "class is %s (context of %s)",
-			 v.class_name, v.donor->name);
-		break;
-	case SCN_A_PRIO:
-		sched_current_context(&v);
-		rt = strcmp(v.class_name, sched_policy_class_name(SCHED_FIFO)) == 0;
-		ok = rt && MAX_RT_PRIO - 1 - v.prio == st->arg;
-		if (rt)
-			snprintf(why, sizeof(why), "prio is %d (context of %s)",
-				 MAX_RT_PRIO - 1 - v.prio, v.donor->name);
-		else
-			snprintf(why, sizeof(why), "class is %s, not rt "
-				 "(context of %s)", v.class_name,
-				 v.donor->name);
-		break;
-	case SCN_A_DONOR:
-		sched_current_context(&v);
-		ok = v.donor == (st->arg < 0 ? current() : r->tr[st->arg].task);
-		snprintf(why, sizeof(why), "donor is %s, expected %s",
-			 v.donor->name, s->text + st->text);
-		break;
-	case SCN_A_CPU:
-		preempt_disable();
-		cpu = smp_processor_id();
-		preempt_enable();
-		ok = cpu == st->arg;
-		snprintf(why, sizeof(why), "on cpu %d", cpu);
-		break;
-	case SCN_A_HAPPENED:
-	case SCN_A_NOT_HAPPENED:
-		ok = event_happened(r, st->arg);
-		snprintf(why, sizeof(why), "'%s' %s", s->events[st->arg],
-			 ok ? "happened" : "has not happened");
-		ok = ok == (st->op == SCN_A_HAPPENED);
-		break;
-	case SCN_A_ELAPSED_LT:
-	case SCN_A_ELAPSED_GT:
-		t = since_t0(r);
-		ok = st->op == SCN_A_ELAPSED_LT ? t < st->ns : t > st->ns;
-		snprintf(why, sizeof(why), "%llu us elapsed, bound %llu us",
-			 (unsigned long long)(t / NSEC_PER_USEC),
-			 (unsigned long long)(st->ns / NSEC_PER_USEC));
-		break;
-	}
-	report(tr, st, ok, why);
+	sched_current_context(&v);
+	snprintf(why, sizeof(why), "donor is %s, expected %s", v.donor->name,
+		 r->s->text + st->text);
+	return report(tr, st, v.donor == (st->arg < 0 ? current() :
+					  r->tr[st->arg].task), why);
 }
 
+bool scn_check_cpu(struct scn_trun *tr, const struct scn_step *st)
+{
+	char why[96];
+	int cpu;
+
+	preempt_disable();
+	cpu = smp_processor_id();
+	preempt_enable();
+	snprintf(why, sizeof(why), "on cpu %d", cpu);
+	return report(tr, st, cpu == st->arg, why);
+}
+
+/* assert happened E and assert not happened E */
+bool scn_check_happened(struct scn_trun *tr, const struct scn_step *st)
+{
+	bool happened = event_happened(tr->run, st->arg);
+	char why[96];
+
+	snprintf(why, sizeof(why), "'%s' %s", tr->run->s->events[st->arg],
+		 happened ? "happened" : "has not happened");
+	return report(tr, st, happened == (st->op == SCN_A_HAPPENED), why);
+}
+
+/* assert elapsed < D and assert elapsed > D */
+bool scn_check_elapsed(struct scn_trun *tr, const struct scn_step *st)
+{
+	uint64_t t = since_t0(tr->run);
+	char why[96];
+
+	snprintf(why, sizeof(why), "%llu us elapsed, bound %llu us",
+		 (unsigned long long)(t / NSEC_PER_USEC),
+		 (unsigned long long)(st->ns / NSEC_PER_USEC));
+	return report(tr, st, st->op == SCN_A_ELAPSED_LT ? t < st->ns :
+			      t > st->ns, why);
+}

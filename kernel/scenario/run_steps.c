@@ -5,33 +5,12 @@
  * until a time, an event or the stop.  run.c starts and stops them.
  */
 #include "run.h"
+#include "steps.h"
 #include "cpu.h"
 #include "timer.h"
 #include "trace.h"
 #include <printf.h>
 #include <string.h>
-
-/*
- * `compute D`: burn D of the caller's own execution time.  It counts at
- * most COMPUTE_LOOK_NS between two looks at the clock: a host that
- * stops the vCPU for milliseconds (a busy machine) would otherwise count
- * as computing, and a section meant to outlast a budget or a tick could
- * end inside one stall, before the kernel had a chance to act.
- */
-#define COMPUTE_LOOK_NS (100 * NSEC_PER_USEC)
-
-static void compute(struct scn_run *r, struct task *self, uint64_t ns)
-{
-	uint64_t done = 0, last = task_exec_ns(self);
-
-	while (done < ns && !READ_ONCE(r->abort)) {
-		uint64_t now = task_exec_ns(self);
-
-		done += MIN(now - last, COMPUTE_LOOK_NS);
-		last = now;
-		arch_cpu_relax();
-	}
-}
 
 static void wake_fn(struct timer *tm)
 {
@@ -102,9 +81,10 @@ void held_drop(struct scn_trun *tr, int m)
 	}
 }
 
-static bool step_lock(struct scn_trun *tr, int m)
+bool scn_run_lock(struct scn_trun *tr, const struct scn_step *st)
 {
 	struct scn_run *r = tr->run;
+	int m = st->arg;
 	int64_t left = (int64_t)(r->deadline + SCN_GRACE_NS - clock_ns());
 	int err;
 
@@ -123,7 +103,15 @@ static bool step_lock(struct scn_trun *tr, int m)
 	return true;
 }
 
-static bool step_trylock(struct scn_trun *tr, const struct scn_step *st)
+bool scn_run_unlock(struct scn_trun *tr, const struct scn_step *st)
+{
+	held_drop(tr, st->arg);
+	mutex_unlock(&tr->run->mx[st->arg]);
+	return true;
+}
+
+/* Also an assertion: the result must be the one written. */
+bool scn_run_trylock(struct scn_trun *tr, const struct scn_step *st)
 {
 	int m = st->arg & 0xff;
 	bool want = st->arg >> 8, got = mutex_trylock(&tr->run->mx[m]);
@@ -137,7 +125,48 @@ static bool step_trylock(struct scn_trun *tr, const struct scn_step *st)
 	return got || !want;
 }
 
-static bool step_set(struct scn_trun *tr, const struct scn_step *st)
+/*
+ * `compute D`: burn D of the caller's own execution time.  It counts at
+ * most COMPUTE_LOOK_NS between two looks at the clock: a host that
+ * stops the vCPU for milliseconds (a busy machine) would otherwise count
+ * as computing, and a section meant to outlast a budget or a tick could
+ * end inside one stall, before the kernel had a chance to act.
+ */
+#define COMPUTE_LOOK_NS (100 * NSEC_PER_USEC)
+
+bool scn_run_compute(struct scn_trun *tr, const struct scn_step *st)
+{
+	struct scn_run *r = tr->run;
+	struct task *self = current();
+	uint64_t done = 0, last = task_exec_ns(self);
+
+	while (done < st->ns && !READ_ONCE(r->abort)) {
+		uint64_t now = task_exec_ns(self);
+
+		done += MIN(now - last, COMPUTE_LOOK_NS);
+		last = now;
+		arch_cpu_relax();
+	}
+	return true;
+}
+
+bool scn_run_sleep(struct scn_trun *tr, const struct scn_step *st)
+{
+	scn_sleep(tr->run, clock_ns() + st->ns, NULL, 0, true);
+	return true;
+}
+
+bool scn_run_yield(struct scn_trun *tr, const struct scn_step *st)
+{
+	(void)tr;
+	(void)st;
+	yield();
+	return true;
+}
+
+/* A refusal (admission control) is an error of the run: it stops the
+ * task and fails a scenario that expected to pass. */
+bool scn_run_set(struct scn_trun *tr, const struct scn_step *st)
 {
 	int err = 0;
 
@@ -153,9 +182,19 @@ static bool step_set(struct scn_trun *tr, const struct scn_step *st)
 	return !err;
 }
 
-static void step_mark(struct scn_trun *tr, int e)
+bool scn_run_print(struct scn_trun *tr, const struct scn_step *st)
+{
+	const char *text = tr->run->s->text + st->text;
+
+	say(tr, "", text);
+	trace_mark(text);
+	return true;
+}
+
+bool scn_run_mark(struct scn_trun *tr, const struct scn_step *st)
 {
 	struct scn_run *r = tr->run;
+	int e = st->arg;
 
 	say(tr, "mark ", r->s->events[e]);
 	trace_mark(r->s->events[e]);
@@ -166,60 +205,19 @@ static void step_mark(struct scn_trun *tr, int e)
 		if (READ_ONCE(r->tr[i].wait_event) == e)
 			wake_up(r->tr[i].task);
 	preempt_enable();
+	return true;
 }
 
-/* Run one step; false ends the task (stopped, or the step failed so
- * that the following ones would not make sense). */
-static bool do_step(struct scn_trun *tr, const struct scn_step *st)
+/* wait_event is what scn_run_mark() looks at to wake us. */
+bool scn_run_wait(struct scn_trun *tr, const struct scn_step *st)
 {
-	struct scn_run *r = tr->run;
-	struct task *self = current();
-
-	switch (st->op) {
-	case SCN_LOCK:
-		return step_lock(tr, st->arg);
-	case SCN_UNLOCK:
-		held_drop(tr, st->arg);
-		mutex_unlock(&r->mx[st->arg]);
-		return true;
-	case SCN_TRYLOCK:
-		return step_trylock(tr, st);
-	case SCN_COMPUTE:
-		compute(r, self, st->ns);
-		return true;
-	case SCN_SLEEP:
-		scn_sleep(r, clock_ns() + st->ns, NULL, 0, true);
-		return true;
-	case SCN_YIELD:
-		yield();
-		return true;
-	case SCN_SET:
-		return step_set(tr, st);
-	case SCN_PRINT:
-		say(tr, "", r->s->text + st->text);
-		trace_mark(r->s->text + st->text);
-		return true;
-	case SCN_MARK:
-		step_mark(tr, st->arg);
-		return true;
-	case SCN_WAIT:
-		WRITE_ONCE(tr->wait_event, st->arg);
-		scn_sleep(r, 0, event_happened, st->arg, true);
-		WRITE_ONCE(tr->wait_event, -1);
-		return true;
-	case SCN_WWLOCK:
-		return ww_run_lock(tr, st);
-	case SCN_WWUNLOCK:
-		ww_run_unlock(tr);
-		return true;
-	case SCN_A_BACKOFFS:
-		ww_check_backoffs(tr, st);
-		return true;
-	default:
-		check_assertion(tr, st);
-		return true;
-	}
+	WRITE_ONCE(tr->wait_event, st->arg);
+	scn_sleep(tr->run, 0, event_happened, st->arg, true);
+	WRITE_ONCE(tr->wait_event, -1);
+	return true;
 }
+
+/* ---- The task ----------------------------------------------------------- */
 
 void scn_task_main(void *arg)
 {
@@ -235,13 +233,15 @@ void scn_task_main(void *arg)
 		scn_sleep(r, r->t0 + t->start_ns, NULL, 0, true);
 	WRITE_ONCE(tr->started, true);
 	for (i = 0; i < t->nsteps && !READ_ONCE(r->abort); i++) {
+		const struct scn_step *st = &t->steps[i];
+
 		WRITE_ONCE(tr->step, i);
-		if (!do_step(tr, &t->steps[i]))
+		if (!scn_steps[st->op].run(tr, st))
 			break;
 	}
 	tr->finished = i == t->nsteps;
 	if (tr->nww)			/* stopped inside a ww context */
-		ww_run_unlock(tr);
+		ww_release_all(tr);
 	while (tr->nheld)		/* stopped early: newest first */
 		mutex_unlock(&r->mx[tr->held[--tr->nheld]]);
 	WRITE_ONCE(tr->ended, true);

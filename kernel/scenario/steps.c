@@ -1,29 +1,72 @@
 /*
- * steps.c - the names of the steps and of the comparisons (steps.h).
+ * steps.c - the table of steps (steps.h): every statement a task's
+ * script may hold, with its parse function, its run function and what
+ * it does.  docs/scenarios.md, "Steps" and "Assertions", is the long
+ * form of the doc column.
  */
 #include "steps.h"
 
-const char *const scn_op_names[SCN_NR_OPS] = {
-	[SCN_LOCK] = "lock", [SCN_UNLOCK] = "unlock",
-	[SCN_TRYLOCK] = "trylock", [SCN_COMPUTE] = "compute",
-	[SCN_SLEEP] = "sleep", [SCN_YIELD] = "yield", [SCN_SET] = "set",
-	[SCN_PRINT] = "print", [SCN_MARK] = "mark", [SCN_WAIT] = "wait",
-	[SCN_WWLOCK] = "wwlock", [SCN_WWUNLOCK] = "wwunlock",
-	[SCN_A_CLASS] = "assert class", [SCN_A_PRIO] = "assert prio",
-	[SCN_A_DONOR] = "assert donor", [SCN_A_CPU] = "assert cpu",
-	[SCN_A_HAPPENED] = "assert happened",
-	[SCN_A_NOT_HAPPENED] = "assert not happened",
-	[SCN_A_ELAPSED_LT] = "assert elapsed <",
-	[SCN_A_ELAPSED_GT] = "assert elapsed >",
-	[SCN_A_BACKOFFS] = "assert backoffs",
+const struct scn_step_kind scn_steps[SCN_NR_OPS] = {
+	[SCN_LOCK] = { "lock", scn_parse_lock, scn_run_lock,
+		"lock M: mutex_lock(), waiting at most until the time limit" },
+	[SCN_UNLOCK] = { "unlock", scn_parse_lock, scn_run_unlock,
+		"unlock M: mutex_unlock()" },
+	[SCN_TRYLOCK] = { "trylock", scn_parse_lock, scn_run_trylock,
+		"trylock M ok|busy: mutex_trylock(); a case: the result must "
+		"be the one written" },
+	[SCN_COMPUTE] = { "compute", scn_parse_duration, scn_run_compute,
+		"compute D: burn D of the task's own execution time" },
+	[SCN_SLEEP] = { "sleep", scn_parse_duration, scn_run_sleep,
+		"sleep D: sleep D" },
+	[SCN_YIELD] = { "yield", scn_parse_yield, scn_run_yield,
+		"yield: yield()" },
+	[SCN_SET] = { "set", scn_parse_set, scn_run_set,
+		"set CLASS params | cpu=N | cpus=...: change its own class "
+		"(sched_setattr) or CPUs (sched_setaffinity)" },
+	[SCN_PRINT] = { "print", scn_parse_print, scn_run_print,
+		"print TEXT: a diagnostic line and a trace mark" },
+	[SCN_MARK] = { "mark", scn_parse_event, scn_run_mark,
+		"mark E: event E happened (printed, traced, waiters woken)" },
+	[SCN_WAIT] = { "wait", scn_parse_event, scn_run_wait,
+		"wait E: sleep until event E has happened" },
+	[SCN_WWLOCK] = { "wwlock", scn_parse_wwlock, scn_run_wwlock,
+		"wwlock M...: take wwmutexes in the task's acquire context, "
+		"backing off on -EDEADLK" },
+	[SCN_WWUNLOCK] = { "wwunlock", scn_parse_wwunlock, scn_run_wwunlock,
+		"wwunlock: release the context's wwmutexes and end it" },
+
+	/* Assertions: one KTAP case each, about the task's context (the
+	 * scheduling context it runs with: rq->donor of its CPU). */
+	[SCN_A_CLASS] = { "assert class", scn_parse_a_class, scn_check_class,
+		"assert class fair|rt|deadline: my context's class" },
+	[SCN_A_PRIO] = { "assert prio", scn_parse_a_prio, scn_check_prio,
+		"assert prio N: my context is RT with priority N" },
+	[SCN_A_DONOR] = { "assert donor", scn_parse_a_donor, scn_check_donor,
+		"assert donor NAME|self: my context is task NAME's / my own" },
+	[SCN_A_CPU] = { "assert cpu", scn_parse_a_cpu, scn_check_cpu,
+		"assert cpu N: I run on CPU N" },
+	[SCN_A_HAPPENED] = { "assert happened", scn_parse_a_happened,
+		scn_check_happened, "assert happened E: event E has happened" },
+	[SCN_A_NOT_HAPPENED] = { "assert not happened", scn_parse_a_happened,
+		scn_check_happened,
+		"assert not happened E: event E has not happened yet" },
+	[SCN_A_ELAPSED_LT] = { "assert elapsed <", scn_parse_a_elapsed,
+		scn_check_elapsed,
+		"assert elapsed < D: less than D since the scenario started" },
+	[SCN_A_ELAPSED_GT] = { "assert elapsed >", scn_parse_a_elapsed,
+		scn_check_elapsed,
+		"assert elapsed > D: more than D since the scenario started" },
+	[SCN_A_BACKOFFS] = { "assert backoffs", scn_parse_a_backoffs,
+		scn_check_backoffs,
+		"assert backoffs =|<|>|<=|>= N: how often my wwlock steps were "
+		"told -EDEADLK" },
 };
 
-const char *const scn_cmp_names[SCN_NR_CMPS] = {
-	[SCN_CMP_EQ] = "eq", [SCN_CMP_LT] = "lt", [SCN_CMP_GT] = "gt",
-	[SCN_CMP_LE] = "le", [SCN_CMP_GE] = "ge",
-};
 const char *const scn_cmp_ops[SCN_NR_CMPS] = {
 	[SCN_CMP_EQ] = "=", [SCN_CMP_LT] = "<", [SCN_CMP_GT] = ">",
 	[SCN_CMP_LE] = "<=", [SCN_CMP_GE] = ">=",
 };
-
+const char *const scn_cmp_names[SCN_NR_CMPS] = {
+	[SCN_CMP_EQ] = "eq", [SCN_CMP_LT] = "lt", [SCN_CMP_GT] = "gt",
+	[SCN_CMP_LE] = "le", [SCN_CMP_GE] = "ge",
+};

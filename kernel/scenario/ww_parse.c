@@ -19,7 +19,8 @@
 #include <printf.h>
 #include <string.h>
 
-bool ww_stmt_class(struct parser *p)
+/* wwclass wound-wait|wait-die: a header statement (parse.c) */
+bool stmt_wwclass(struct parser *p)
 {
 	const char *c;
 
@@ -35,7 +36,7 @@ bool ww_stmt_class(struct parser *p)
 
 /* The mutexes join the context: the parser tracks them in p->held like
  * plain ones, so `task ends holding` covers a missing wwunlock. */
-bool ww_step_lock(struct parser *p, int op)
+bool scn_parse_wwlock(struct parser *p, int op)
 {
 	struct scenario *s = p->s;
 	struct scn_step *st;
@@ -63,7 +64,7 @@ bool ww_step_lock(struct parser *p, int op)
 	return true;
 }
 
-bool ww_step_unlock(struct parser *p, int op)
+bool scn_parse_wwunlock(struct parser *p, int op)
 {
 	if (!no_more(p, 1))
 		return false;
@@ -74,26 +75,28 @@ bool ww_step_unlock(struct parser *p, int op)
 	return new_step(p, op) != NULL;
 }
 
-bool ww_assert_backoffs(struct parser *p, struct scn_step *st, int i)
+/* assert backoffs =|<|>|<=|>= N */
+bool scn_parse_a_backoffs(struct parser *p, int op)
 {
-	const char *v = word(p, i);
+	struct scn_step *st = new_assert(p, op);
+	const char *v = st ? assert_value(p, op, 2) : NULL;
 	long long n;
-	size_t c;
+	int c;
 
-	for (c = 0; c < ARRAY_SIZE(scn_cmp_ops) && strcmp(v, scn_cmp_ops[c]); c++)
+	if (!v)
+		return false;
+	for (c = 0; c < SCN_NR_CMPS && strcmp(v, scn_cmp_ops[c]); c++)
 		;
-	if (c == ARRAY_SIZE(scn_cmp_ops))
-		return fail_at(p, col_of(p, i), "expected '=', '<', '>', '<=' "
+	if (c == SCN_NR_CMPS)
+		return fail_at(p, col_of(p, 2), "expected '=', '<', '>', '<=' "
 			       "or '>=' after 'assert backoffs'");
-	st->op = SCN_A_BACKOFFS;
 	st->ns = c;
-	if (!word(p, i + 1))
-		return fail_at(p, col_of(p, i + 1), "assert backoffs needs a "
+	if (!word(p, 3))
+		return fail_at(p, col_of(p, 3), "assert backoffs needs a "
 			       "number");
-	if (!number(p, word(p, i + 1), col_of(p, i + 1), false, 0, 10000,
-		    "backoffs", &n))
+	if (!number(p, word(p, 3), col_of(p, 3), false, 0, 10000, "backoffs",
+		    &n))
 		return false;
 	st->arg = n;
-	return no_more(p, i + 2);
+	return no_more(p, 4);
 }
-

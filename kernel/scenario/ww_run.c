@@ -65,7 +65,8 @@ static bool back_off(struct scn_trun *tr, int m)
 	return true;
 }
 
-bool ww_run_lock(struct scn_trun *tr, const struct scn_step *st)
+/* False if it was stopped (holding nothing of it). */
+bool scn_run_wwlock(struct scn_trun *tr, const struct scn_step *st)
 {
 	struct scn_run *r = tr->run;
 	int i, m, err;
@@ -92,14 +93,21 @@ retry:
 	return true;
 }
 
-void ww_run_unlock(struct scn_trun *tr)
+void ww_release_all(struct scn_trun *tr)
 {
 	drop_all(tr);
 	ww_acquire_fini(&tr->ctx);
 	tr->nww = 0;
 }
 
-void ww_check_backoffs(struct scn_trun *tr, const struct scn_step *st)
+bool scn_run_wwunlock(struct scn_trun *tr, const struct scn_step *st)
+{
+	(void)st;
+	ww_release_all(tr);
+	return true;
+}
+
+bool scn_check_backoffs(struct scn_trun *tr, const struct scn_step *st)
 {
 	int n = tr->backoffs, want = st->arg;
 	bool ok = false;
@@ -124,5 +132,5 @@ void ww_check_backoffs(struct scn_trun *tr, const struct scn_step *st)
 	}
 	snprintf(why, sizeof(why), "%d backoffs, expected %s %d", n,
 		 scn_cmp_ops[st->ns], want);
-	report(tr, st, ok, why);
+	return report(tr, st, ok, why);
 }
