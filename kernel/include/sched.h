@@ -296,6 +296,23 @@ int sched_setaffinity(struct task *p, uint64_t mask);
 int sched_rt_set_bandwidth(uint64_t runtime_ns, uint64_t period_ns);
 void sched_rt_get_bandwidth(uint64_t *runtime_ns, uint64_t *period_ns);
 
+/* The SCHED_RR slice (rt.c), default 100 ms (Linux's RR_TIMESLICE).
+ * Takes effect at each task's next refill.  -EINVAL below TICK_NS (RR
+ * rotates at the tick, a shorter slice would be silently rounded up) or
+ * above 10 s.  Any context. */
+int sched_rr_set_slice(uint64_t ns);
+uint64_t sched_rr_get_slice(void);
+
+/*
+ * Deadline admission (deadline.c): the limit, in percent of all online
+ * CPUs together (default 95).  Set: 0, -EINVAL outside 1..100, -EBUSY if
+ * the deadline tasks admitted now would exceed it.  dl_bw_total():
+ * admitted bandwidth, 1 << 20 == one CPU.  Any task context.
+ */
+int dl_bw_limit_set(unsigned percent);
+unsigned dl_bw_limit_get(void);
+uint64_t dl_bw_total(void);
+
 /*
  * Run fn(arg) on @cpu in its stopper (stop class: nothing else runs
  * there meanwhile) and wait for it; returns fn's result, -EINVAL for an

@@ -390,12 +390,6 @@ static inline bool rt_stepping_aside(struct rq *rq)
  * brought up to date, and a push asked for if RT waits.  rq->lock held.
  * (deadline.c, whenever dl_nr_running changes.) */
 void rt_dl_changed(struct rq *rq);
-/* rt.c: the SCHED_RR slice, default 100 ms (Linux's RR_TIMESLICE).
- * Takes effect at each task's next refill.  -EINVAL below TICK_NS (RR
- * rotates at the tick, a shorter slice would be silently rounded up) or
- * above 10 s.  Any context. */
-int sched_rr_set_slice(uint64_t ns);
-uint64_t sched_rr_get_slice(void);
 /* deadline.c: check and account @attr's bandwidth for @p (0 or -EBUSY;
  * also releases p's old bandwidth when it leaves SCHED_DEADLINE), and copy
  * the parameters into p->dl. */
@@ -406,15 +400,6 @@ void dl_set_params(struct task *p, const struct sched_attr *attr);
 void dl_init_task(struct task *p);
 /* deadline.c: a deadline task exits: give its bandwidth back. */
 void dl_task_dead(struct task *p);
-/*
- * deadline.c: the admission limit, in percent of all online CPUs together
- * (default 95).  Set: 0, -EINVAL outside 1..100, -EBUSY if the deadline
- * tasks admitted now would exceed it.  dl_bw_total(): admitted bandwidth,
- * 1 << 20 == one CPU.  Any task context.
- */
-int dl_bw_limit_set(unsigned percent);
-unsigned dl_bw_limit_get(void);
-uint64_t dl_bw_total(void);
 
 /* stop_task.c (stop_one_cpu and stop_machine are in sched.h) */
 void stop_init_cpu(struct cpu *c);
