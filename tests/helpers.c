@@ -75,6 +75,16 @@ int online_cpus(void)
 	return n;
 }
 
+int other_online_cpu(void)
+{
+	int self = smp_processor_id();
+
+	for (int c = 0; c < ncpus; c++)
+		if (c != self && READ_ONCE(cpu_by_id(c)->online))
+			return c;
+	return self;
+}
+
 void spin_delay_ns(uint64_t ns)
 {
 	uint64_t end = clock_ns() + ns;

@@ -21,7 +21,6 @@
 #include "../kernel/sched/testing.h"
 #include "sched_rt.h"
 
-
 static int set_self(int policy, int rt_priority)
 {
 	struct sched_attr a = { .policy = policy, .rt_priority = rt_priority };
@@ -252,14 +251,9 @@ static void prec_rt(void *arg)
  * progress; when it sleeps, the hog runs. */
 static void rt_runs_before_fair(struct ktest *t)
 {
-	int self = smp_processor_id(), x = self;
+	int x = other_online_cpu();
 	struct task *hog, *rt;
 
-	for (int c = 0; c < ncpus; c++)
-		if (c != self && cpus[c].online) {
-			x = c;
-			break;
-		}
 	prec_stop = false;
 	prec_violations = prec_progress = 0;
 	fair_counter = 0;

@@ -40,14 +40,9 @@ void throttling_lets_fair_run(struct ktest *t)
 {
 	uint64_t rt0, per0, fair_ns, rt_ns, idle_ns, win, st0[2], st[2];
 	struct task *idle;
-	int self = smp_processor_id(), x = self;
+	int x = other_online_cpu();
 	struct task *hog, *rt;
 
-	for (int c = 0; c < ncpus; c++)
-		if (c != self && cpus[c].online) {
-			x = c;
-			break;
-		}
 	KEXPECT_EQ(t, sched_rt_set_bandwidth(0, 100 * MS), -EINVAL);
 	KEXPECT_EQ(t, sched_rt_set_bandwidth(200 * MS, 100 * MS), -EINVAL);
 	sched_rt_get_bandwidth(&rt0, &per0);
@@ -171,15 +166,10 @@ static void debt_rt(void *arg)
  */
 void throttling_debt_carries_over(struct ktest *t)
 {
-	int self = smp_processor_id(), x = self;
+	int x = other_online_cpu();
 	struct task *hog, *rt;
 	uint64_t rt0, per0, t0, due;
 
-	for (int c = 0; c < ncpus; c++)
-		if (c != self && cpus[c].online) {
-			x = c;
-			break;
-		}
 	sched_rt_get_bandwidth(&rt0, &per0);
 	KASSERT_EQ(t, sched_rt_set_bandwidth(DEBT_BUDGET_NS, DEBT_PERIOD_NS), 0);
 	thr_stop = false;
