@@ -22,15 +22,8 @@ It prints one line per result ("PASS x86_64/smp4 spinlock.trylock_same_cpu")
 and a last line "N passed, N failed, N skipped"; exit status 1 on any
 failure.  Every boot's serial log is kept in build/test-logs/.
 
-`bench` boots with `qemu -icount shift=0,sleep=off` and `bench=all icount=1`
-at 1 and 2 CPUs, then the benches of BENCH_MORE_CPUS again at their extra
-CPU counts, and prints the figures as a table.
-
-`profile` boots the same way (1 CPU unless --cpus) with `profile=<us>`:
-the kernel samples every CPU's interrupted PC and call chain while each
-benchmark runs (kernel/profile.c); the flat profile of each (functions by
-share of samples, named with the kernel's symbols by profile_report.py) is
-printed, and its folded stacks written to build/profile/<arch>-smp<N>/.
+`bench` prints the benchmarks' figures under `qemu -icount`, `profile`
+a benchmark's hottest functions (tools/kestrel/bench.py says how).
 
 `run` is `make run`: the machine on this terminal, the serial console
 its stdin and stdout (Ctrl-A x quits QEMU), the kernel's shell; with
