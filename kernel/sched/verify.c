@@ -80,23 +80,28 @@ const char *rank_name(struct rank r)
 
 /*
  * Where can @w's context run?  Not blocked (or not in proxy mode): its
- * own affinity.  Blocked: follow blocked_on -> owner while the owners
- * are queued on w's CPU, as push/pull and the pick do (proxy_chain_of):
- *   - to a task that is not blocked: where it may run, or only its CPU
- *     if it is running there;
- *   - to an owner queued or running on another CPU: only that CPU (the
- *     context is lent there, one CPU at a time, by the pick or a push);
- *   - to a released mutex, or one handed to the chain's task but not
- *     yet marked waking: w's own CPU (the pick lets it take the lock),
- *     unless it was lent here (then it waits to be woken);
- *   - to a sleeping owner, or round a cycle: nowhere (not runnable).
- * All rq locks held: the tasks on the chain cannot be freed meanwhile.
- * *@end: the task the walk ended on (for a report).
+ * own affinity.  Blocked: follow blocked_on -> owner, as the pick does,
+ * across CPUs, to the chain's end:
+ *   - a task that is not blocked: where it may run, or only its CPU if
+ *     it is running there (the chain runs: W is judged against what
+ *     runs it);
+ *   - a released mutex, or one handed to the chain's task but not yet
+ *     marked waking: that task's CPU (the pick lets it take the lock),
+ *     unless it was lent there (then it waits to be woken);
+ *   - a sleeping owner, or round a cycle: nowhere (not runnable).
+ * A chain that is not running and reaches an owner on another CPU than
+ * W's may run only on the first such CPU: the context is lent there,
+ * one CPU at a time, by the pick or a push.  (The walk once stopped
+ * there, and judged a chain whose end was not runnable, or ran
+ * elsewhere at a higher priority, as waiting for that CPU: mutex_stress
+ * at 8 CPUs.)  All rq locks held: the tasks on the chain cannot be
+ * freed meanwhile.  *@end: the task the walk ended on (for a report).
  */
 static uint64_t chain_may_run(struct task *w, struct task **end)
 {
 	struct task *p = w;
-	int cpu = w->cpu;
+	int away = -1;			/* the first owner's CPU not W's */
+	uint64_t may;
 
 	*end = w;
 	for (int hop = 0;; hop++) {
@@ -113,18 +118,24 @@ static uint64_t chain_may_run(struct task *w, struct task **end)
 		 * the waiter, both under wait_lock, which we do not hold):
 		 * its CPU's pick lets it take the lock, and nothing moves it
 		 * before the mark (proxy_chain_of), as for a released one. */
-		if (!owner || owner == p)
-			return p->wake_cpu >= 0 ? 0 : 1ULL << cpu;
+		if (!owner || owner == p) {
+			if (p->wake_cpu >= 0)
+				return 0;
+			may = 1ULL << p->cpu;
+			goto out;
+		}
 		*end = owner;
 		if (!READ_ONCE(owner->on_rq))
 			return 0;
-		if (owner->cpu != cpu)
-			return 1ULL << owner->cpu;
+		if (away < 0 && owner->cpu != w->cpu)
+			away = owner->cpu;
 		p = owner;
 	}
-	if (cpu_rq(cpu)->curr == p)
-		return 1ULL << cpu;
-	return task_cpus_online(p);
+	if (cpu_rq(p->cpu)->curr == p)
+		return 1ULL << p->cpu;
+	may = task_cpus_online(p);
+out:
+	return away >= 0 ? 1ULL << away : may;
 }
 
 uint64_t where_may_run(struct task *w)

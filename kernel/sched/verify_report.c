@@ -142,13 +142,19 @@ void write_report(struct report *r, struct window *win, uint64_t now,
 	    (unsigned long long)win->open_tdonor.key,
 	    win->open_end_tid, win->open_end_cpu,
 	    (unsigned long long)win->open_may);
-	/* Its chain, as the pick would walk it. */
+	/* Its chain, as the pick would walk it, and how it ends. */
 	for (struct task *p = win->w; p; ) {
 		struct mutex *m = READ_ONCE(p->blocked_on);
 		struct task *o;
 
-		if (!m || m == PROXY_WAKING || !(o = mutex_owner(m)) || o == p)
+		if (!m || m == PROXY_WAKING || !(o = mutex_owner(m)) || o == p) {
+			if (p != win->w)
+				OUT("  %s %s\n", p->name, !m ? "is not blocked" :
+				    m == PROXY_WAKING ? "is waking" :
+				    !mutex_owner(m) ? "waits for a released mutex" :
+				    "was handed its mutex, not yet woken");
 			break;
+		}
 		OUT("  %s waits for %s held by %s: cpu%d on_rq %d on_cpu %d "
 		    "state %d%s%s\n", p->name, m->name, o->name, o->cpu, o->on_rq,
 		    o->on_cpu, o->state, cpu_rq(o->cpu)->curr == o ? " running" : "",
