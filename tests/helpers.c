@@ -75,14 +75,20 @@ int online_cpus(void)
 	return n;
 }
 
+int spare_online_cpu(uint64_t used)
+{
+	for (int c = 0; c < ncpus; c++)
+		if (READ_ONCE(cpu_by_id(c)->online) && !((used >> c) & 1))
+			return c;
+	return -1;
+}
+
 int other_online_cpu(void)
 {
 	int self = smp_processor_id();
+	int c = spare_online_cpu(1ULL << self);
 
-	for (int c = 0; c < ncpus; c++)
-		if (c != self && READ_ONCE(cpu_by_id(c)->online))
-			return c;
-	return self;
+	return c < 0 ? self : c;
 }
 
 void spin_delay_ns(uint64_t ns)

@@ -27,6 +27,8 @@ int run_on_each_cpu(struct ktest *t, const char *name, int per_cpu,
 /* Online CPUs (== cpus_online(), as a loop bound over cpu ids use ncpus
  * and check cpu_by_id(i)->online). */
 int online_cpus(void);
+/* The first online CPU not in @used, or -1. */
+int spare_online_cpu(uint64_t used);
 /* The first online CPU other than the caller's, or the caller's if it
  * is the only one. */
 int other_online_cpu(void);

@@ -124,10 +124,3 @@ void px_join(struct task *p)
 }
 
 /* The first CPU not in @used, or -1. */
-int px_spare_cpu(uint64_t used)
-{
-	for (int c = 0; c < ncpus; c++)
-		if (cpu_by_id(c)->online && !((used >> c) & 1))
-			return c;
-	return -1;
-}

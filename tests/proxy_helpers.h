@@ -34,6 +34,4 @@ bool px_blocked_on(struct task *p, struct mutex *m);
 bool px_wait_blocked(struct task *p);
 /* thread_join(@p) unless NULL. */
 void px_join(struct task *p);
-/* The first online CPU not in @used, or -1. */
-int px_spare_cpu(uint64_t used);
 #endif

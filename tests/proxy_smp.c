@@ -174,7 +174,7 @@ static void remote_waiter(void *arg)
 static void run_remote(struct ktest *t, uint64_t timeout)
 {
 	int a = ncpus - 1, b = ncpus - 2;
-	int s_cpu = px_spare_cpu((1ULL << a) | (1ULL << b));
+	int s_cpu = spare_online_cpu((1ULL << a) | (1ULL << b));
 	struct sampler smp = { .cpu = a };
 	unsigned long moves0 = proxy_nr_migrations;
 	struct task *owner, *hog, *sampler = NULL;
@@ -292,7 +292,7 @@ static void span_waiter(void *arg)
 static void chain_across_three_cpus(struct ktest *t)
 {
 	int a = ncpus - 1, b = ncpus - 2, c = ncpus - 3;
-	int s_cpu = px_spare_cpu((1ULL << a) | (1ULL << b) | (1ULL << c));
+	int s_cpu = spare_online_cpu((1ULL << a) | (1ULL << b) | (1ULL << c));
 	struct sampler smp = { .cpu = a };
 	struct task *low, *mid, *hog_b, *hog_c, *sampler = NULL;
 

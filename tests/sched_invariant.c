@@ -195,7 +195,7 @@ static int setup(struct ktest *t, struct task **hogs, int hog_prio, int *home)
 	iv.cpu = ncpus - 1;
 	while (!cpus[iv.cpu].online)
 		iv.cpu--;
-	*home = px_spare_cpu(1ULL << iv.cpu);
+	*home = spare_online_cpu(1ULL << iv.cpu);
 	if (!px_begin(t, *home))
 		return -1;
 	iv.rt = spawn_attr_on(t, "inv-rt", rt_task, &fifo, 1ULL << iv.cpu);
@@ -414,7 +414,7 @@ static void woken_waiter_moves(struct ktest *t)
 		KSKIP(t, "needs >= 2 CPUs");
 	while (!cpus[x].online)
 		x--;
-	home = px_spare_cpu(1ULL << x);
+	home = spare_online_cpu(1ULL << x);
 	if (!px_begin(t, home))
 		return;
 	while (!woken_waiter_try(t, x) && ++tries < 3)
