@@ -46,6 +46,10 @@ struct window {
 	unsigned moves;			/* times it changed runqueue meanwhile */
 	uint64_t switches;		/* w->nr_switches when last seen */
 	uint64_t migrations;		/* w->nr_migrations when last seen */
+	int end_tid;			/* the task W's chain ended on when
+					   last seen: another end (a handoff,
+					   a block) is a new event, whose
+					   window starts afresh */
 	unsigned nseen;			/* samples that saw it */
 	uint64_t busy0, samples0;	/* sv.st counters when it began */
 	int report;			/* its report slot, -1: none */
