@@ -21,7 +21,8 @@
  *   - bound_ns == 0 (the "ticks rule", for runs on a busy host): the CPU
  *     the waiting context is queued on and the CPU it should run on have
  *     each taken SCHED_VERIFY_TICKS scheduler ticks that interrupted
- *     preemptible code since it began (verify.c, past_bound).  A CPU
+ *     preemptible code since it began, or since the second became the
+ *     target (verify.c, past_bound).  A CPU
  *     that took a tick had executed past any IPI sent to it before, so
  *     the scheduler had its chance there: a host that stops a vCPU for
  *     30 ms does not turn into a miss, a scheduler that never acts does.

@@ -293,8 +293,25 @@ static void see(struct task *w, int src, int target, uint64_t now,
 		win->src_ticks0 = (uint32_t)cpu_rq(src)->nr_preempt_ticks;
 		win->moves++;
 	}
-	if (!win->nseen || win->target != target)
-		win->target_switches = cpu_rq(target)->nr_switches;
+	if (!win->nseen || win->target != target) {
+		struct rq *dst = cpu_rq(target);
+		uint32_t ticks = (uint32_t)dst->nr_preempt_ticks;
+
+		win->target_switches = dst->nr_switches;
+		/* The target's ticks count from the window's start, or, for
+		 * a CPU that becomes the target later, from when it began to
+		 * run what it runs now if that is later: before, it ran a
+		 * context that outranked W, or another CPU was lower still
+		 * (the target then), and its ticks were not W's chances.
+		 * (A CPU that ran a deadline task
+		 * through a host stall, two ticks in 370 ms, went idle and
+		 * was judged at once, before it could take one tick: a miss
+		 * of football.proxy_deadline_high, riscv64, 8 CPUs.) */
+		win->target_ticks0 = win->ticks0[target];
+		if (win->nseen && ticks - (uint32_t)dst->pick_ticks <
+				  ticks - win->ticks0[target])
+			win->target_ticks0 = (uint32_t)dst->pick_ticks;
+	}
 	win->seen = true;
 	win->last_seen_ns = now;
 	win->target = target;
@@ -352,8 +369,9 @@ static void close_window(struct window *win, uint64_t end)
  * ticks since W came there and since its donor last changed (a CPU that
  * just changed donor, e.g. to idle with a reschedule pending, is in the
  * middle of acting); otherwise W's CPU took two since W came there (each
- * tick asks its classes to push) and the target two since the window
- * opened (a target that keeps switching between less important tasks
+ * tick asks its classes to push) and the target two since it became the
+ * target (see(): the window's start, or a later target's last donor
+ * change; a target that keeps switching between less important tasks
  * does not restart its count).  All rq locks held.
  */
 static bool past_bound(struct window *win, uint64_t now)
@@ -366,7 +384,8 @@ static bool past_bound(struct window *win, uint64_t now)
 	if (src == dst && src->pick_ticks > base)
 		base = src->pick_ticks;
 	return src->nr_preempt_ticks - base >= SCHED_VERIFY_TICKS &&
-	       dst->nr_preempt_ticks - win->ticks0[win->target] >= SCHED_VERIFY_TICKS;
+	       (uint32_t)(dst->nr_preempt_ticks - win->target_ticks0) >=
+	       SCHED_VERIFY_TICKS;
 }
 
 /*

@@ -57,6 +57,8 @@ struct window {
 	uint32_t ticks0[NR_CPUS];	/* rq->nr_preempt_ticks when it began */
 	uint32_t picks0[NR_CPUS];	/* rq->nr_picks when it began */
 	uint32_t src_ticks0;		/* src's, when it arrived there */
+	uint32_t target_ticks0;		/* the target's, when it became the
+					   target (see(): past_bound) */
 };
 
 struct report {

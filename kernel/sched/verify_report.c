@@ -120,13 +120,13 @@ void write_report(struct report *r, struct window *win, uint64_t now,
 	    "waking" : win->w->blocked_on->name);
 	OUT(" queued on cpu%d waits while cpu%d runs lower;\nat %llu window open "
 	    "%llu us (moved %u times), %llu ticks on cpu%d since it came, "
-	    "%llu on cpu%d since the window opened\n", src, win->target,
+	    "%llu on cpu%d since it became the target\n", src, win->target,
 	    (unsigned long long)now,
 	    (unsigned long long)((now - win->start_ns) / NSEC_PER_USEC),
 	    win->moves,
 	    (unsigned long long)(cpu_rq(src)->nr_preempt_ticks - win->src_ticks0), src,
 	    (unsigned long long)(cpu_rq(win->target)->nr_preempt_ticks -
-				 win->ticks0[win->target]), win->target);
+				 win->target_ticks0), win->target);
 	OUT("seen in %u of %llu samples since it opened (%llu more given up); "
 	    "first seen %lld us after its start (woken %lld, its target's "
 	    "pick %lld, the sample before %lld us before that)\n",
