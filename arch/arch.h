@@ -206,18 +206,22 @@ void arch_timer_arm(uint64_t deadline_ns);
  * entry(arg) on the stack ending at @stack_top, with interrupts disabled.
  * entry must never return.
  *
- * arch_context_switch(): save the callee-saved registers and stack pointer
- * of the running task in @prev, load @next's and return in @next.  Called
- * with interrupts disabled and the runqueue lock held.  When it returns in
- * next, nothing of prev's state is used any more; all of prev's registers
- * were stored before the stack switch.  The generic code publishes that
+ * arch_context_switch(prev, next), static inline in arch_impl.h: store the
+ * running task's stack pointer and resume point (and its frame pointer)
+ * in @prev, load @next's and continue in @next.  It is inline asm that
+ * declares every other callee-saved register clobbered, so the calling
+ * function saves in its own frame the ones it uses, once (a switch
+ * routine that saved them all again cost riscv64 29 instructions).
+ * Called with interrupts disabled and the runqueue lock held.  When it
+ * continues in next, nothing of prev's state is used any more; all of
+ * prev's registers were stored before the stack switch.  The generic code publishes that
  * prev may run elsewhere with a release store to prev->on_cpu = 0 in
  * finish_task_switch() (the switch itself has no fence), so another CPU
  * must observe on_cpu == 0 (acquire) before it switches to prev.
  */
 void arch_context_init(struct arch_context *ctx, void *stack_top,
 		       void (*entry)(void *arg), void *arg);
-void arch_context_switch(struct arch_context *prev, struct arch_context *next);
+/* arch_context_switch(prev, next): static inline in arch_impl.h. */
 
 /*
  * Test hook for the context-switch test: load a distinct pattern into

@@ -120,35 +120,17 @@ rv_trap_entry:
 	csrrw	sp, sscratch, sp
 	sret
 
-/*
- * void arch_context_switch(struct arch_context *prev (a0),
- *                          struct arch_context *next (a1))
- * Layout: ra, sp, s0..s11 (arch_impl.h).  Everything of prev is stored
- * before sp changes; tp stays (it belongs to the CPU, not the task).
- */
-	.globl arch_context_switch
-	.balign 4
-arch_context_switch:
-	sd	ra, 0(a0)
-	sd	sp, 8(a0)
-	.irp n, 0,1,2,3,4,5,6,7,8,9,10,11
-	sd	s\n, (16 + 8 * \n)(a0)
-	.endr
-	ld	ra, 0(a1)
-	ld	sp, 8(a1)
-	.irp n, 0,1,2,3,4,5,6,7,8,9,10,11
-	ld	s\n, (16 + 8 * \n)(a1)
-	.endr
-	ret
-
-/* First code of a new task (arch_context_init): s1 = entry, s2 = arg.
- * ra = 0 and fp = 0 end the backtrace here. */
+/* First code of a new task (arch_context_init: sp points at entry and
+ * arg; the switch is inline asm in arch_impl.h).  ra = 0 and s0 = 0
+ * (loaded by the switch) end the backtrace here. */
 	.globl rv_task_start
 	.balign 4
 rv_task_start:
+	ld	t0, 0(sp)
+	ld	a0, 8(sp)
+	addi	sp, sp, 16
 	li	ra, 0
-	mv	a0, s2
-	jr	s1
+	jr	t0
 
 /*
  * int arch_check_callee_saved(void (*fn)(void *) (a0), void *arg (a1))

@@ -160,14 +160,18 @@ void rv_secondary_main(struct cpu *cpu)
 
 void rv_task_start(void);			/* entry.S */
 
+/* The first switch to this task jumps to rv_task_start (entry.S) with
+ * sp pointing at entry and arg, 16 bytes below the 16-aligned top. */
 void arch_context_init(struct arch_context *ctx, void *stack_top,
 		       void (*entry)(void *arg), void *arg)
 {
-	memset(ctx, 0, sizeof(*ctx));
-	ctx->ra = (uintptr_t)rv_task_start;
-	ctx->sp = (uintptr_t)stack_top;
-	ctx->s[1] = (uintptr_t)entry;
-	ctx->s[2] = (uintptr_t)arg;
+	uint64_t *sp = (uint64_t *)((uintptr_t)stack_top & ~15UL);
+
+	*--sp = (uintptr_t)arg;
+	*--sp = (uintptr_t)entry;
+	ctx->pc = (uintptr_t)rv_task_start;
+	ctx->sp = (uintptr_t)sp;
+	ctx->s0 = 0;
 }
 
 /*

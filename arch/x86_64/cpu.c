@@ -63,22 +63,19 @@ void arch_set_this_cpu(struct cpu *cpu)
 
 extern char x86_thread_start[];		/* switch.S */
 
-/* Frame popped by the first arch_context_switch to this task (layout in
- * arch_impl.h); x86_thread_start then calls entry(arg) with rsp ==
- * stack_top, 16-byte aligned as the ABI wants before a call. */
+/* The first switch to this task jumps to x86_thread_start (switch.S)
+ * with rsp pointing at entry and arg; it pops them and calls entry(arg)
+ * with rsp == stack_top, 16-byte aligned as the ABI wants before a
+ * call. */
 void arch_context_init(struct arch_context *ctx, void *stack_top,
 		       void (*entry)(void *arg), void *arg)
 {
 	uint64_t *sp = (uint64_t *)((uintptr_t)stack_top & ~15UL);
 
-	*--sp = (uint64_t)x86_thread_start;	/* return rip */
-	*--sp = 0;				/* rbp: ends backtraces */
-	*--sp = 0;				/* rbx */
-	*--sp = (uint64_t)entry;		/* r12 */
-	*--sp = (uint64_t)arg;			/* r13 */
-	*--sp = 0;				/* r14 */
-	*--sp = 0;				/* r15 */
+	*--sp = (uint64_t)arg;
+	*--sp = (uint64_t)entry;
 	ctx->rsp = (uint64_t)sp;
+	ctx->rip = (uint64_t)x86_thread_start;
 }
 
 /* sti takes effect after the next instruction, so no interrupt can slip

@@ -1,41 +1,18 @@
 /*
- * switch.S - kernel thread context switch and its test hook.
- *
- * struct arch_context holds only rsp; the callee-saved registers live on
- * the task's stack (layout in arch_impl.h).  The whole voluntary switch is
- * 16 instructions.  No fence here: the generic finish_task_switch()
- * publishes prev->on_cpu = 0 with a release store after we return in
- * next, and every store of prev's registers precedes it in program order
- * (x86 is TSO anyway).
+ * switch.S - a new task's first instructions, and the test hook for the
+ * context switch.  The switch itself is inline asm in arch_impl.h.
  */
 	.text
 
-/* void arch_context_switch(struct arch_context *prev (rdi),
- *                          struct arch_context *next (rsi)) */
-	.globl arch_context_switch
-arch_context_switch:
-	push	%rbp
-	push	%rbx
-	push	%r12
-	push	%r13
-	push	%r14
-	push	%r15
-	mov	%rsp, (%rdi)
-	mov	(%rsi), %rsp
-	pop	%r15
-	pop	%r14
-	pop	%r13
-	pop	%r12
-	pop	%rbx
-	pop	%rbp
-	ret
-
-/* First "return" of a new task (arch_context_init put entry in r12 and
- * arg in r13, rbp = 0 ends backtraces, rsp = stack_top is 16-aligned). */
+/* First code of a new task (arch_context_init: rsp points at entry and
+ * arg, 16 bytes below the 16-aligned stack top).  rbp = 0 ends
+ * backtraces. */
 	.globl x86_thread_start
 x86_thread_start:
-	mov	%r13, %rdi
-	call	*%r12
+	pop	%rax
+	pop	%rdi
+	xor	%ebp, %ebp
+	call	*%rax
 	ud2				/* entry must not return */
 
 /*

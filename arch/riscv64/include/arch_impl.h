@@ -34,12 +34,52 @@ struct arch_cpu {
 	const void *irq_frame;		/* the timer interrupt's trap frame */
 };
 
-/* Callee-saved state of a switched-out task; offsets used by switch.S. */
+/*
+ * Switched-out task: where it resumes, its stack pointer and its frame
+ * pointer.  The switch (arch_context_switch below) declares s1-s11
+ * clobbered, so the function that switches (__schedule) saves in its
+ * own frame just the ones it uses, once, instead of a second copy of
+ * all twelve in a switch routine.  A new task resumes at rv_task_start
+ * with entry and arg on its stack (arch_context_init).
+ */
 struct arch_context {
-	uint64_t ra;
+	uint64_t pc;
 	uint64_t sp;
-	uint64_t s[12];			/* s0 (frame pointer) .. s11 */
+	uint64_t s0;
 };
+
+/*
+ * Store the running task's resume point, sp and s0 in @prev, load
+ * @next's and jump there.  Interrupts off.  Every register but sp, s0,
+ * gp and tp (the CPU's, not the task's) is clobbered as far as the
+ * compiler knows: the code after the label runs in whatever task
+ * switches back to us, much later.  No fence: the generic
+ * finish_task_switch() publishes prev->on_cpu = 0 with a release store
+ * (fence rw,w) after we are back in next, ordering these stores.
+ */
+static inline __attribute__((always_inline)) void
+arch_context_switch(struct arch_context *prev, struct arch_context *next)
+{
+	register struct arch_context *a0 __asm__("a0") = prev;
+	register struct arch_context *a1 __asm__("a1") = next;
+
+	__asm__ __volatile__(
+		"lla	t0, 1f\n\t"
+		"sd	t0, 0(a0)\n\t"
+		"sd	sp, 8(a0)\n\t"
+		"sd	s0, 16(a0)\n\t"
+		"ld	t0, 0(a1)\n\t"
+		"ld	sp, 8(a1)\n\t"
+		"ld	s0, 16(a1)\n\t"
+		"jr	t0\n"
+		"1:"
+		: "+r"(a0), "+r"(a1)
+		:
+		: "ra", "t0", "t1", "t2", "t3", "t4", "t5", "t6",
+		  "a2", "a3", "a4", "a5", "a6", "a7",
+		  "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10",
+		  "s11", "memory");
+}
 
 #define SSTATUS_SIE (1UL << 1)
 

@@ -40,15 +40,43 @@ struct arch_cpu {
 };
 
 /*
- * Switched-out task.  Only the stack pointer is stored here: the switch
- * pushes rbp rbx r12-r15 on the task's own stack before saving rsp, and
- * pops them after loading the next rsp (arch/x86_64/switch.S), so the
- * frame below rsp is
- *     rsp+0 r15, +8 r14, +16 r13, +24 r12, +32 rbx, +40 rbp, +48 return rip
+ * Switched-out task: its stack pointer and where it resumes.  The switch
+ * (arch_context_switch below) pushes only rbp; rbx and r12-r15 are
+ * declared clobbered, so the function that switches (__schedule) saves
+ * in its own frame just the ones it uses, once, instead of a second
+ * copy in a switch routine.  A new task resumes at x86_thread_start
+ * with entry and arg on its stack (arch_context_init).
  */
 struct arch_context {
 	uint64_t rsp;
+	uint64_t rip;
 };
+
+/*
+ * Save the running task's rsp and resume point in @prev, load @next's
+ * and jump there.  Interrupts off.  Every register but rsp and rbp is
+ * clobbered as far as the compiler knows: the code after the label runs
+ * in whatever task switches back to us, much later.  No fence: the
+ * generic finish_task_switch() publishes prev->on_cpu = 0 with a
+ * release store after we are back in next (x86 is TSO anyway).
+ */
+static inline __attribute__((always_inline)) void
+arch_context_switch(struct arch_context *prev, struct arch_context *next)
+{
+	__asm__ __volatile__(
+		"push	%%rbp\n\t"
+		"lea	1f(%%rip), %%rax\n\t"
+		"mov	%%rsp, 0(%%rdi)\n\t"
+		"mov	%%rax, 8(%%rdi)\n\t"
+		"mov	0(%%rsi), %%rsp\n\t"
+		"jmp	*8(%%rsi)\n"
+		"1:\n\t"
+		"pop	%%rbp"
+		: "+D"(prev), "+S"(next)
+		:
+		: "rax", "rbx", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12",
+		  "r13", "r14", "r15", "memory", "cc");
+}
 
 struct cpu;
 
