@@ -49,6 +49,8 @@ struct boot_info;
  *   static inline uint64_t arch_clock_raw(void)  the counter arch_clock_ns()
  *                                                scales (rdtsc / rdtime),
  *                                                for cheap timestamps
+ *   static inline uint64_t arch_clock_ns(void), arch_clock_raw_ns(raw)
+ *                                                (see "Time" below)
  *   static inline uintptr_t arch_frame_address(void)  __builtin_frame_address(0)
  */
 #include <arch_impl.h>
@@ -196,8 +198,8 @@ void arch_send_ipi(struct cpu *cpu);
  * arch_clock_raw_ns(): what arch_clock_ns() returns when arch_clock_raw()
  * reads @raw (so arch_clock_ns() == arch_clock_raw_ns(arch_clock_raw())):
  * record the raw counter where every instruction counts, convert later. */
-uint64_t arch_clock_ns(void);
-uint64_t arch_clock_raw_ns(uint64_t raw);
+/* uint64_t arch_clock_ns(void), arch_clock_raw_ns(uint64_t raw): static
+ * inline in arch_impl.h (a few instructions each, on every switch). */
 void arch_timer_arm(uint64_t deadline_ns);
 
 /* ---- Context switch -------------------------------------------------

@@ -26,8 +26,8 @@
 bool rv_relax_yields;
 static uint64_t relax_ticks;
 
-static uint64_t boot_ticks;		/* time CSR at boot: clock 0 */
-static uint64_t ns_per_tick;		/* when the timebase divides 1e9 */
+uint64_t rv_boot_ticks;			/* arch_impl.h: arch_clock_ns() */
+uint64_t rv_ns_per_tick;
 
 static inline uint64_t rdtime(void)
 {
@@ -41,11 +41,11 @@ bool rv_probe_stimecmp(void);		/* entry.S */
 
 void rv_time_init(void)
 {
-	boot_ticks = rdtime();
+	rv_boot_ticks = rdtime();
 	if (rv_plat.sstc && !rv_probe_stimecmp())
 		rv_plat.sstc = false;
 	if (NSEC_PER_SEC % rv_plat.timebase_hz == 0)
-		ns_per_tick = NSEC_PER_SEC / rv_plat.timebase_hz;
+		rv_ns_per_tick = NSEC_PER_SEC / rv_plat.timebase_hz;
 	rv_timer_init_hart();
 }
 
@@ -90,18 +90,13 @@ void rv_timer_init_hart(void)
 	csr_write(sie, SIE_STIE | SIE_SSIE);
 }
 
-uint64_t arch_clock_raw_ns(uint64_t raw)
+/* arch_clock_raw_ns() for @t ticks since boot, when a tick is not a
+ * whole number of nanoseconds. */
+uint64_t rv_clock_slow_ns(uint64_t t)
 {
-	uint64_t t = raw - boot_ticks, hz = rv_plat.timebase_hz;
+	uint64_t hz = rv_plat.timebase_hz;
 
-	if (ns_per_tick)
-		return t * ns_per_tick;
 	return t / hz * NSEC_PER_SEC + t % hz * NSEC_PER_SEC / hz;
-}
-
-uint64_t arch_clock_ns(void)
-{
-	return arch_clock_raw_ns(rdtime());
 }
 
 /* Round up, so the interrupt never comes before @deadline_ns. */
@@ -115,7 +110,7 @@ static uint64_t ns_to_ticks(uint64_t ns)
 
 void arch_timer_arm(uint64_t deadline_ns)
 {
-	uint64_t when = boot_ticks + ns_to_ticks(deadline_ns);
+	uint64_t when = rv_boot_ticks + ns_to_ticks(deadline_ns);
 
 	if (rv_plat.sstc)
 		csr_write(stimecmp, when);

@@ -47,8 +47,8 @@ uintptr_t x86_ioapic_pa;		/* acpi.c */
 uint32_t x86_pit_gsi;			/* acpi.c: ISA IRQ 0, no override */
 
 static uint64_t tsc_hz, lapic_hz;	/* LAPIC timer ticks/s after /16 */
-static uint64_t tsc_boot;		/* TSC at calibration: time 0 */
-static uint64_t ns_per_tsc;		/* 32.32 fixed point */
+uint64_t x86_tsc_boot;			/* arch_impl.h: arch_clock_ns() */
+uint64_t x86_ns_per_tsc;
 static uint64_t lapic_per_ns;		/* 32.32 fixed point */
 
 static inline uint32_t lapic_read(unsigned reg)
@@ -140,23 +140,11 @@ void x86_time_init(void)
 	if (!tsc_hz || !lapic_hz)
 		panic("TSC/LAPIC calibration failed (tsc %lu Hz, lapic %lu Hz)",
 		      tsc_hz, lapic_hz);
-	ns_per_tsc = (NSEC_PER_SEC << 32) / tsc_hz;
+	x86_ns_per_tsc = (NSEC_PER_SEC << 32) / tsc_hz;
 	lapic_per_ns = (lapic_hz << 32) / NSEC_PER_SEC;
-	tsc_boot = t1;
+	x86_tsc_boot = t1;
 	printk("x86: TSC %lu kHz, LAPIC timer %lu kHz (after /16)\n",
 	       tsc_hz / 1000, lapic_hz / 1000);
-}
-
-uint64_t arch_clock_raw_ns(uint64_t raw)
-{
-	uint64_t d = raw - tsc_boot;
-
-	return ((unsigned __int128)d * ns_per_tsc) >> 32;
-}
-
-uint64_t arch_clock_ns(void)
-{
-	return arch_clock_raw_ns(arch_clock_raw());
 }
 
 /* Busy-wait @us microseconds on the TSC (boot and AP start only). */

@@ -332,7 +332,7 @@ void wakeup_preempt_rq(struct rq *rq, struct task *p)
  * (rt_pick_next(): the same put_prev, pick and set_next).  A timer
  * interrupt that wakes an RT task over a fair one takes it.
  */
-static struct task *pick_next_task(struct rq *rq, struct task *prev)
+static inline __attribute__((always_inline)) struct task *pick_next_task(struct rq *rq, struct task *prev)
 {
 	const struct sched_class *c;
 
@@ -434,6 +434,28 @@ void finish_task_switch(void)
 	__finish_task_switch();
 }
 
+/*
+ * __schedule's pick chose a blocked @donor: the task that runs for it
+ * (find_proxy_task), picking again while the walk says to (the donor
+ * left the runqueue, moved, or its chain changed).  Out of line: the
+ * loop would otherwise keep registers busy on every switch.  rq->lock
+ * held, may be dropped.
+ */
+static __attribute__((noinline)) struct task *pick_proxy(struct rq *rq,
+							  struct task *donor)
+{
+	for (;;) {
+		struct task *next = find_proxy_task(rq, donor);
+
+		if (next)
+			return next;
+		donor = pick_next_task(rq, rq->donor);
+		rq->donor = donor;
+		if (!proxy_blocked(donor))
+			return donor;
+	}
+}
+
 /* How __schedule was entered. */
 #define SM_NONE 0		/* schedule(): prev may be going to sleep */
 #define SM_PREEMPT 1		/* preemption: prev stays queued */
@@ -482,18 +504,11 @@ static void __schedule(int mode)
 	WRITE_ONCE(c->need_resched, false);
 	rq->nr_picks++;
 	prev_donor = rq->donor;
-	for (;;) {
-		donor = pick_next_task(rq, rq->donor);
-		rq->donor = donor;
-		if (!proxy_blocked(donor)) {
-			next = donor;
-			break;
-		}
-		next = find_proxy_task(rq, donor);
-		if (next)
-			break;
-		/* The donor left the runqueue, moved, or its chain changed. */
-	}
+	donor = pick_next_task(rq, rq->donor);
+	rq->donor = donor;
+	next = donor;
+	if (__builtin_expect(proxy_blocked(donor), 0))
+		next = pick_proxy(rq, donor);
 	/* A pick that took another runqueue's lock (a proxy chain move, a
 	 * pull) may have waited long for it (a vCPU preempted by its host
 	 * while holding it: 38 ms seen): next starts now, not when this

@@ -41,8 +41,9 @@ static inline bool on_dl_rq(struct sched_dl_entity *dl)
 	return !RB_EMPTY_NODE(&dl->rb_node);
 }
 
-/* CPUs whose rq has more than one deadline task: something to push. */
-static uint64_t dlo_mask;
+/* CPUs whose rq has more than one deadline task: something to push
+ * (internal.h: dl_pull_due() reads it). */
+uint64_t dlo_mask;
 
 /* ---- The EDF tree ---------------------------------------------------- */
 
@@ -588,11 +589,6 @@ static int select_task_rq_dl(struct task *p, int prev_cpu, int flags)
 
 /* Before the pick on @rq: pull an earlier task from an overloaded CPU.
  * rq->lock held, may be dropped. */
-bool dl_pull_due(struct rq *rq)
-{
-	return __atomic_load_n(&dlo_mask, __ATOMIC_RELAXED) & ~(1ULL << cpu_of(rq));
-}
-
 static void balance_dl(struct rq *rq, struct task *prev)
 {
 	(void)prev;

@@ -359,8 +359,13 @@ struct task *rt_pick_next(struct rq *rq, struct task *prev);
  * rq->lock held. */
 bool rt_pull_due(struct rq *rq);
 /* deadline.c: would the deadline class's balance pull to @rq now?
- * Lockless look at the overloaded CPUs.  rq->lock held. */
-bool dl_pull_due(struct rq *rq);
+ * Lockless look at the overloaded CPUs.  rq->lock held.  Inline: the
+ * RT fast path asks at every pick. */
+extern uint64_t dlo_mask;
+static inline bool dl_pull_due(struct rq *rq)
+{
+	return __atomic_load_n(&dlo_mask, __ATOMIC_RELAXED) & ~(1ULL << cpu_of(rq));
+}
 /*
  * The CPU's scheduling context changed: a new donor, or the running
  * donor's rank (a deadline moved on at a replenishment, parameters or a

@@ -329,7 +329,8 @@ struct task *rt_pick_next(struct rq *rq, struct task *prev)
 	DEBUG_ASSERT(rq->rt.rt_nr_running && !rq->dl.dl_nr_running);
 	if (rt_stepping_aside(rq))
 		return NULL;
-	prev->sched_class->put_prev_task(rq, prev);
+	if (prev->sched_class != &rt_sched_class)	/* put_prev_task_rt: nothing */
+		prev->sched_class->put_prev_task(rq, prev);
 	p = list_first_entry(&rq->rt.queue[rt_next_level(&rq->rt, 0)],
 			     struct task, rt.run_list);
 	rt_queue_push(rq);
@@ -349,18 +350,23 @@ struct task *rt_pick_next(struct rq *rq, struct task *prev)
  * debt (rt_time = 0) let RT take 91% of a CPU at 60 ms / 100 ms on a
  * loaded host, where most ticks came late.
  */
-static void rt_period_roll(struct rq *rq)
+static void __rt_period_roll(struct rq *rq)
 {
 	struct rt_rq *rt = &rq->rt;
 	uint64_t period = READ_ONCE(rt_period_ns);
 	uint64_t runtime = READ_ONCE(rt_runtime_ns), ended;
 
-	if (rq->clock_ns < rt->period_end_ns)
-		return;
 	ended = 1 + (rq->clock_ns - rt->period_end_ns) / period;
 	rt->rt_time_ns -= MIN(rt->rt_time_ns, ended * runtime);
 	rt->throttled = rt->rt_time_ns > runtime && runtime < period;
 	rt->period_end_ns = rq->clock_ns + period;
+}
+
+/* Inline: update_curr_rt() asks at every switch of an RT task. */
+static inline void rt_period_roll(struct rq *rq)
+{
+	if (rq->clock_ns >= rq->rt.period_end_ns)
+		__rt_period_roll(rq);
 }
 
 /*

@@ -177,6 +177,27 @@ static inline uint64_t arch_clock_raw(void)
 	return t;
 }
 
+/* The time CSR at boot (time 0), and nanoseconds per tick when the
+ * timebase divides 10^9 (0 otherwise: rv_clock_slow_ns divides).
+ * time.c sets them once, before any other hart starts. */
+extern uint64_t rv_boot_ticks, rv_ns_per_tick;
+uint64_t rv_clock_slow_ns(uint64_t t);
+
+/* Inline: the scheduler reads the clock at every switch and wakeup. */
+static inline uint64_t arch_clock_raw_ns(uint64_t raw)
+{
+	uint64_t t = raw - rv_boot_ticks;
+
+	if (__builtin_expect(rv_ns_per_tick != 0, 1))
+		return t * rv_ns_per_tick;
+	return rv_clock_slow_ns(t);
+}
+
+static inline uint64_t arch_clock_ns(void)
+{
+	return arch_clock_raw_ns(arch_clock_raw());
+}
+
 static inline uintptr_t arch_frame_address(void)
 {
 	return (uintptr_t)__builtin_frame_address(0);

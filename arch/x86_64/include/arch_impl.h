@@ -150,6 +150,21 @@ static inline uint64_t arch_clock_raw(void)
 	return arch_cycles();
 }
 
+/* The TSC at calibration (time 0) and nanoseconds per tick in 32.32
+ * fixed point (apic.c sets both once, before any other CPU starts). */
+extern uint64_t x86_tsc_boot, x86_ns_per_tsc;
+
+/* Inline: the scheduler reads the clock at every switch and wakeup. */
+static inline uint64_t arch_clock_raw_ns(uint64_t raw)
+{
+	return ((unsigned __int128)(raw - x86_tsc_boot) * x86_ns_per_tsc) >> 32;
+}
+
+static inline uint64_t arch_clock_ns(void)
+{
+	return arch_clock_raw_ns(arch_clock_raw());
+}
+
 static inline uintptr_t arch_frame_address(void)
 {
 	return (uintptr_t)__builtin_frame_address(0);
