@@ -193,6 +193,13 @@ struct sched_class {
 	void (*switched_to)(struct rq *rq, struct task *p);
 	void (*switched_from)(struct rq *rq, struct task *p);
 	void (*prio_changed)(struct rq *rq, struct task *p);
+	/* Optional.  sched_change() changed queued @p's priority and left
+	 * it in this class: move it in the queue without a dequeue and an
+	 * enqueue (the counts do not change).  A class that has it keeps
+	 * its own record of where p is queued (RT: p->rt.level), so that
+	 * its dequeue_task and put_prev_task still work after a change
+	 * that left the class. */
+	void (*requeue_prio)(struct rq *rq, struct task *p);
 	/* Optional.  @p's affinity changed to @mask (p->cpus_allowed is
 	 * already set; p->pi_lock and the lock of p's rq held; p may be
 	 * queued there, and is moved off afterwards if @mask excludes it). */

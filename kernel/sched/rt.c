@@ -234,6 +234,30 @@ static void requeue_task_rt(struct rq *rq, struct task *p)
 	list_add_tail(&p->rt.run_list, q);
 }
 
+/*
+ * sched_change() changed queued @p's priority and p stays RT (inherit's
+ * boost and deboost between RT tasks, sched_setattr within RT): move it
+ * from its level to the tail of its new one, as a dequeue and an
+ * enqueue would, without them: the counts, the migratory flag and the
+ * overload mask stay as they are, and cpupri hears of a new highest
+ * level only.  rq->lock held.
+ */
+static void requeue_prio_rt(struct rq *rq, struct task *p)
+{
+	struct rt_rq *rt = &rq->rt;
+	int lvl = p->rt.level, prio = p->prio;
+
+	if (prio < 0 || prio >= RT_NR_LEVELS || lvl < 0 || lvl >= RT_NR_LEVELS)
+		panic("rt: requeue %s from level %d to prio %d", p->name, lvl, prio);
+	list_del_init(&p->rt.run_list);
+	if (list_empty(&rt->queue[lvl]))
+		rt->bitmap[lvl / 64] &= ~(1ULL << (lvl % 64));
+	list_add_tail(&p->rt.run_list, &rt->queue[prio]);
+	rt->bitmap[prio / 64] |= 1ULL << (prio % 64);
+	p->rt.level = prio;
+	rt_update_highest(rq);
+}
+
 /* rq->lock held.  yield(): behind every task of the same level. */
 static void yield_task_rt(struct rq *rq)
 {
@@ -776,4 +800,5 @@ const struct sched_class rt_sched_class = {
 	.switched_to = switched_to_rt,		/* rq->lock */
 	.switched_from = switched_from_rt,	/* rq->lock */
 	.prio_changed = prio_changed_rt,	/* rq->lock */
+	.requeue_prio = requeue_prio_rt,	/* rq->lock */
 };

@@ -92,16 +92,30 @@ void sched_change(struct task *p, void (*change)(struct task *p, const void *arg
 	running = rq->donor == p;
 	if (running)
 		update_curr(rq);
-	if (queued)
-		p->sched_class->dequeue_task(rq, p, DEQUEUE_SAVE);
-	if (running)
-		p->sched_class->put_prev_task(rq, p);
 	prev_class = p->sched_class;
-
-	change(p, arg);
-
-	if (queued)
-		p->sched_class->enqueue_task(rq, p, ENQUEUE_RESTORE);
+	if (queued && prev_class->requeue_prio) {
+		/* In place (RT): most changes keep the class (inherit's boost
+		 * and deboost), and a requeue costs a third of a dequeue and
+		 * an enqueue.  If this one left the class, the class can
+		 * still take p out (requeue_prio's contract). */
+		change(p, arg);
+		if (p->sched_class == prev_class) {
+			prev_class->requeue_prio(rq, p);
+		} else {
+			prev_class->dequeue_task(rq, p, DEQUEUE_SAVE);
+			if (running)
+				prev_class->put_prev_task(rq, p);
+			p->sched_class->enqueue_task(rq, p, ENQUEUE_RESTORE);
+		}
+	} else {
+		if (queued)
+			p->sched_class->dequeue_task(rq, p, DEQUEUE_SAVE);
+		if (running)
+			p->sched_class->put_prev_task(rq, p);
+		change(p, arg);
+		if (queued)
+			p->sched_class->enqueue_task(rq, p, ENQUEUE_RESTORE);
+	}
 	if (running) {
 		p->sched_class->set_next_task(rq, p);
 		rq_donor_changed(rq);	/* its rank may have changed */
