@@ -4,8 +4,9 @@
  * Each CPU has a queue of armed timers sorted by deadline, under its own
  * lock, and keeps the arch one-shot timer programmed for the head.  A
  * callback runs in interrupt context with the queue unlocked (it may arm
- * timers, wake tasks); queue->running names it meanwhile so that
- * timer_cancel() on another CPU can wait for it to finish.  The tick is an
+ * timers, wake tasks); queue->running names it meanwhile, and the timer's
+ * ran_on the CPUs that ran it, so that timer_cancel() on another CPU can
+ * wait for it to finish.  The tick is an
  * ordinary timer that re-arms itself every TICK_NS.
  *
  * One interrupt runs a bounded amount of work, so that no timer - and no
@@ -22,6 +23,7 @@
 #include "timer.h"
 #include "cpu.h"
 #include "sched.h"
+#include "bitops.h"
 
 struct timer_queue {
 	spinlock_t lock;
@@ -53,6 +55,7 @@ void timer_init(struct timer *t, void (*fn)(struct timer *t), void *data)
 	t->fn = fn;
 	t->data = data;
 	t->cpu = -1;
+	t->ran_on = 0;
 	list_init(&t->node);
 }
 
@@ -121,13 +124,19 @@ void timer_arm(struct timer *t, uint64_t deadline_ns)
 	arch_irq_restore(flags);
 }
 
+/*
+ * Wait out a callback running on a CPU that ever ran this timer: O(those
+ * CPUs), mostly one, not O(CPUs) on every sleeper's cancel.  The bit is
+ * set before the callback runs (timer_interrupt), never after it: a
+ * callback may free its own timer.  dequeue()'s acquire of t->cpu, or
+ * its lock of the queue, orders the bit before this read.
+ */
 bool timer_cancel(struct timer *t)
 {
 	bool was = dequeue(t);
 
-	/* Wait out a callback running on any CPU. */
-	for (int i = 0; i < ncpus; i++)
-		while (READ_ONCE(queues[i].running) == t)
+	for (uint64_t m = READ_ONCE(t->ran_on); m; m &= m - 1)
+		while (READ_ONCE(queues[ctz64(m)].running) == t)
 			arch_cpu_relax();
 	return was;
 }
@@ -188,6 +197,8 @@ again:
 	while (n < TIMER_MAX_PER_IRQ && (t = next_due(q, due, ran, n))) {
 		ran[n++] = t;
 		list_del_init(&t->node);
+		if (!(t->ran_on & (1ULL << c->id)))	/* timer_cancel */
+			__atomic_fetch_or(&t->ran_on, 1ULL << c->id, __ATOMIC_RELAXED);
 		WRITE_ONCE(q->running, t);
 		/* Whoever sees cpu == -1 (acquire) also sees running == t,
 		 * so timer_cancel() cannot miss a callback about to run. */

@@ -28,6 +28,8 @@ struct timer {
 	void *data;
 	struct list_head node;
 	int cpu;			/* -1 when not armed */
+	uint64_t ran_on;		/* CPUs whose interrupt ran (or runs)
+					   fn: timer_cancel() waits there */
 };
 
 void timer_init(struct timer *t, void (*fn)(struct timer *t), void *data);

@@ -3,15 +3,22 @@
  *
  * The kernel does not link libgcc, and on RISC-V without the Zbb
  * extension gcc turns __builtin_ctzll into a libgcc call (__ctzdi2).
- * These are small, branch-light and the same on every arch.
+ * These are small, branch-light and the same on every arch (ctz64 uses
+ * the instruction where there is one).
  */
 #ifndef LIB_BITOPS_H
 #define LIB_BITOPS_H
 #include <stdint.h>
 
-/* Index of the lowest set bit of @x (0..63); @x must not be 0. */
+/* Index of the lowest set bit of @x (0..63); @x must not be 0.  One
+ * instruction where the ISA has it (x86_64's bsf/tzcnt, RISC-V Zbb's
+ * ctz), which gcc emits inline without libgcc (BITOPS_GENERIC: the
+ * table everywhere, for tests/host/bitops_test.c). */
 static inline int ctz64(uint64_t x)
 {
+#if (defined(__x86_64__) || defined(__riscv_zbb)) && !defined(BITOPS_GENERIC)
+	return __builtin_ctzll(x);
+#else
 	static const uint8_t debruijn[64] = {
 		0, 1, 2, 53, 3, 7, 54, 27, 4, 38, 41, 8, 34, 55, 48, 28,
 		62, 5, 39, 46, 44, 42, 22, 9, 24, 35, 59, 56, 49, 18, 29, 11,
@@ -20,6 +27,7 @@ static inline int ctz64(uint64_t x)
 	};
 
 	return debruijn[((x & -x) * 0x022fdd63cc95386dULL) >> 58];
+#endif
 }
 
 /* Index of the highest set bit of @x (0..63); @x must not be 0. */
