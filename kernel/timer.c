@@ -197,7 +197,7 @@ again:
 	while (n < TIMER_MAX_PER_IRQ && (t = next_due(q, due, ran, n))) {
 		ran[n++] = t;
 		list_del_init(&t->node);
-		if (!(t->ran_on & (1ULL << c->id)))	/* timer_cancel */
+		if (!(READ_ONCE(t->ran_on) & (1ULL << c->id)))	/* timer_cancel */
 			__atomic_fetch_or(&t->ran_on, 1ULL << c->id, __ATOMIC_RELAXED);
 		WRITE_ONCE(q->running, t);
 		/* Whoever sees cpu == -1 (acquire) also sees running == t,
