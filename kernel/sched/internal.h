@@ -65,7 +65,6 @@ bool fair_entity_eligible(struct rq *rq, const struct sched_entity *se);
 /* The RT class's queue (rt.c). */
 struct rt_rq {
 	uint64_t bitmap[2];		/* bit p set: queue[p] not empty */
-	struct list_head queue[RT_NR_LEVELS];	/* indexed by task->prio */
 	unsigned rt_nr_running;		/* queued RT tasks, running one too */
 	unsigned rt_nr_migratory;	/* ... of which may use > 1 CPU */
 	/* Most important queued level (lowest index), RT_NR_LEVELS when
@@ -81,6 +80,10 @@ struct rt_rq {
 	uint64_t period_end_ns;		/* 0: no period open */
 	bool throttled;
 	struct timer period_timer;	/* unthrottles at period_end_ns */
+	/* Last: 1.6 KB of list heads, reached by index; the fields above
+	 * (and struct rq's, where this is last too) stay within the 12-bit
+	 * offset of a riscv64 load. */
+	struct list_head queue[RT_NR_LEVELS];	/* indexed by task->prio */
 };
 
 /* The deadline class's queue (deadline.c). */
@@ -109,7 +112,6 @@ struct rq {
 					   excluded; classes keep it with
 					   add_nr_running/sub_nr_running */
 	struct cfs_rq cfs;
-	struct rt_rq rt;
 	struct dl_rq dl;
 	struct list_head tasks;		/* every queued task (rq_node), any
 					   class: what push/pull scans for
@@ -134,6 +136,7 @@ struct rq {
 					   changed (rq_donor_changed) */
 	uint64_t pick_ticks;		/* nr_preempt_ticks then */
 	struct task *prev;		/* set across a switch, see core.c */
+	struct rt_rq rt;		/* last: its queue array is large */
 };
 
 /*
