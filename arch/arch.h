@@ -49,7 +49,7 @@ struct boot_info;
  *   static inline uint64_t arch_clock_raw(void)  the counter arch_clock_ns()
  *                                                scales (rdtsc / rdtime),
  *                                                for cheap timestamps
- *   static inline uint64_t arch_clock_ns(void), arch_clock_raw_ns(raw)
+ *   static inline uint64_t arch_clock_raw_ns(uint64_t raw)
  *                                                (see "Time" below)
  *   static inline uintptr_t arch_frame_address(void)  __builtin_frame_address(0)
  */
@@ -198,8 +198,12 @@ void arch_send_ipi(struct cpu *cpu);
  * arch_clock_raw_ns(): what arch_clock_ns() returns when arch_clock_raw()
  * reads @raw (so arch_clock_ns() == arch_clock_raw_ns(arch_clock_raw())):
  * record the raw counter where every instruction counts, convert later. */
-/* uint64_t arch_clock_ns(void), arch_clock_raw_ns(uint64_t raw): static
- * inline in arch_impl.h (a few instructions each, on every switch). */
+/* arch_clock_raw_ns() is static inline in arch_impl.h (a few instructions,
+ * on every switch); so, from it, is arch_clock_ns(): */
+static inline uint64_t arch_clock_ns(void)
+{
+	return arch_clock_raw_ns(arch_clock_raw());
+}
 void arch_timer_arm(uint64_t deadline_ns);
 
 /* ---- Context switch -------------------------------------------------

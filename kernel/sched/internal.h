@@ -75,7 +75,7 @@ struct rt_rq {
 	int cpu;			/* cpu_of(rq), -1: a private rq (bench)
 					   that stays out of cpupri/rto */
 
-	/* Throttling (rt.c): RT time used in the current period. */
+	/* Throttling (rt_bandwidth.c): RT time used in the current period. */
 	uint64_t rt_time_ns;
 	uint64_t period_end_ns;		/* 0: no period open */
 	bool throttled;
@@ -405,6 +405,10 @@ static inline bool rt_stepping_aside(struct rq *rq)
  * brought up to date, and a push asked for if RT waits.  rq->lock held.
  * (deadline.c, whenever dl_nr_running changes.) */
 void rt_dl_changed(struct rq *rq);
+/* rt_bandwidth.c: the RT class's update_curr op (the RR slice and the
+ * CPU's RT budget), and its per-CPU period timer's callback. */
+void update_curr_rt(struct rq *rq, struct task *donor, uint64_t delta);
+void rt_period_timer_fn(struct timer *t);
 /* deadline.c: check and account @attr's bandwidth for @p (0 or -EBUSY;
  * also releases p's old bandwidth when it leaves SCHED_DEADLINE), and copy
  * the parameters into p->dl. */

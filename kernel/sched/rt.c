@@ -8,7 +8,8 @@
  * its list (as in Linux).  FIFO tasks never rotate: equal priority keeps
  * arrival order.  RR tasks rotate to the tail of their level when their
  * slice (rt_rr_slice_ns) is used up, checked at the tick; the slice is
- * charged to the DONOR (scheduling context) in update_curr_rt.
+ * charged to the DONOR (scheduling context) in update_curr_rt
+ * (rt_bandwidth.c).
  *
  * SMP: the N most important runnable RT tasks should run on the N CPUs.
  * cpupri.c maps each CPU to the level it runs at (a CPU with a runnable
@@ -31,8 +32,8 @@
  * most rt_runtime_ns in each rt_period_ns (950 ms / 1 s, Linux's
  * defaults).  Past that, if a lower-class task is runnable on the CPU, the
  * RT class stops picking there until the period ends (period_timer).  It
- * is work conserving: with nothing else runnable RT keeps the CPU.
- * See docs/sched-rt.md.
+ * is work conserving: with nothing else runnable RT keeps the CPU.  The
+ * accounting and the budget are in rt_bandwidth.c.  See docs/sched-rt.md.
  */
 #include "internal.h"
 #include "cpupri.h"
@@ -40,9 +41,6 @@
 
 /* RR slice; Linux's RR_TIMESLICE (100 ms).  sched_rr_set_slice(). */
 static uint64_t rt_rr_slice_ns = 100 * NSEC_PER_MSEC;
-/* Throttling bandwidth; sched_rt_set_bandwidth(). */
-static uint64_t rt_runtime_ns = 950 * NSEC_PER_MSEC;
-static uint64_t rt_period_ns = 1000 * NSEC_PER_MSEC;
 
 /* CPUs whose rt_rq->overloaded is set (atomic bit ops, lockless reads). */
 static uint64_t rt_rto_mask;
@@ -169,6 +167,25 @@ static struct task *rt_pick_pushable(struct rq *rq, int dst,
 
 /* ---- Queue ops ------------------------------------------------------- */
 
+/* Put @p at the tail of level @prio (equal priorities keep arrival order:
+ * FIFO) / take it off its level.  The lists and the bitmap only. */
+static void rt_level_add(struct rt_rq *rt, struct task *p, int prio)
+{
+	list_add_tail(&p->rt.run_list, &rt->queue[prio]);
+	rt->bitmap[prio / 64] |= 1ULL << (prio % 64);
+	p->rt.level = prio;
+}
+
+static void rt_level_del(struct rt_rq *rt, struct task *p)
+{
+	int lvl = p->rt.level;
+
+	list_del_init(&p->rt.run_list);
+	if (list_empty(&rt->queue[lvl]))
+		rt->bitmap[lvl / 64] &= ~(1ULL << (lvl % 64));
+	p->rt.level = -1;
+}
+
 /* rq->lock held. */
 static void enqueue_task_rt(struct rq *rq, struct task *p, int flags)
 {
@@ -182,10 +199,7 @@ static void enqueue_task_rt(struct rq *rq, struct task *p, int flags)
 	/* Tasks come zeroed (kmalloc) and leave with list_del_init. */
 	if (p->rt.run_list.next && p->rt.run_list.next != &p->rt.run_list)
 		panic("rt: %s enqueued twice (cpu%d)", p->name, rt->cpu);
-	/* Tail: equal-priority tasks keep arrival order (FIFO). */
-	list_add_tail(&p->rt.run_list, &rt->queue[prio]);
-	rt->bitmap[prio / 64] |= 1ULL << (prio % 64);
-	p->rt.level = prio;
+	rt_level_add(rt, p, prio);
 	if (p->rt.time_slice_ns == 0 || p->rt.time_slice_ns > rt_rr_slice_ns)
 		p->rt.time_slice_ns = READ_ONCE(rt_rr_slice_ns);
 	/* Migratory: more than one online CPU allowed (a pinned task needs
@@ -214,10 +228,7 @@ static void dequeue_task_rt(struct rq *rq, struct task *p, int flags)
 	    (rt->cpu >= 0 && p->cpu != rt->cpu))
 		panic("rt: dequeue %s (level %d, cpu%d) from cpu%d with %u queued",
 		      p->name, lvl, p->cpu, rt->cpu, rt->rt_nr_running);
-	list_del_init(&p->rt.run_list);
-	if (list_empty(&rt->queue[lvl]))
-		rt->bitmap[lvl / 64] &= ~(1ULL << (lvl % 64));
-	p->rt.level = -1;
+	rt_level_del(rt, p);
 	rt->rt_nr_migratory -= p->rt.migratory;
 	rt->rt_nr_running--;
 	sub_nr_running(rq, 1);
@@ -249,12 +260,8 @@ static void requeue_prio_rt(struct rq *rq, struct task *p)
 
 	if (prio < 0 || prio >= RT_NR_LEVELS || lvl < 0 || lvl >= RT_NR_LEVELS)
 		panic("rt: requeue %s from level %d to prio %d", p->name, lvl, prio);
-	list_del_init(&p->rt.run_list);
-	if (list_empty(&rt->queue[lvl]))
-		rt->bitmap[lvl / 64] &= ~(1ULL << (lvl % 64));
-	list_add_tail(&p->rt.run_list, &rt->queue[prio]);
-	rt->bitmap[prio / 64] |= 1ULL << (prio % 64);
-	p->rt.level = prio;
+	rt_level_del(rt, p);
+	rt_level_add(rt, p, prio);
 	rt_update_highest(rq);
 }
 
@@ -361,84 +368,7 @@ struct task *rt_pick_next(struct rq *rq, struct task *prev)
 	return p;
 }
 
-/* ---- Accounting, RR, throttling -------------------------------------- */
-
-/*
- * Start a new period if the last one is over.  rq->lock held.
- *
- * Time used past the budget is a debt the next period pays, as in
- * Linux's do_sched_rt_period_timer(): each period that ended takes one
- * budget off rt_time, so an overrun (a late tick, a host that stopped
- * the vCPU while RT ran) is given back to the lower classes and RT gets
- * at most rt_runtime per rt_period in the long run.  Forgetting the
- * debt (rt_time = 0) let RT take 91% of a CPU at 60 ms / 100 ms on a
- * loaded host, where most ticks came late.
- */
-static void __rt_period_roll(struct rq *rq)
-{
-	struct rt_rq *rt = &rq->rt;
-	uint64_t period = READ_ONCE(rt_period_ns);
-	uint64_t runtime = READ_ONCE(rt_runtime_ns), ended;
-
-	ended = 1 + (rq->clock_ns - rt->period_end_ns) / period;
-	rt->rt_time_ns -= MIN(rt->rt_time_ns, ended * runtime);
-	rt->throttled = rt->rt_time_ns > runtime && runtime < period;
-	rt->period_end_ns = rq->clock_ns + period;
-}
-
-/* Inline: update_curr_rt() asks at every switch of an RT task. */
-static inline void rt_period_roll(struct rq *rq)
-{
-	if (rq->clock_ns >= rq->rt.period_end_ns)
-		__rt_period_roll(rq);
-}
-
-/*
- * Charge @delta of scheduling-context time to @donor (its RR slice) and
- * to this CPU's RT budget.  rq->lock held.
- */
-static void update_curr_rt(struct rq *rq, struct task *donor, uint64_t delta)
-{
-	struct rt_rq *rt = &rq->rt;
-	uint64_t end = rt->period_end_ns;
-	bool was_throttled = rt->throttled;
-
-	if (donor->policy == SCHED_RR)
-		donor->rt.time_slice_ns -= delta < donor->rt.time_slice_ns ?
-					   delta : donor->rt.time_slice_ns;
-	if (rt->cpu < 0)
-		return;
-	rt_period_roll(rq);
-	rt->rt_time_ns += delta;
-	if (rt->rt_time_ns > READ_ONCE(rt_runtime_ns) &&
-	    READ_ONCE(rt_runtime_ns) < READ_ONCE(rt_period_ns))
-		rt->throttled = true;
-	/* Newly throttled, or a new period opened still in debt (the
-	 * budget was lowered): the timer must be set for this period. */
-	if (rt->throttled && (!was_throttled || rt->period_end_ns != end)) {
-		/* On the CPU that notices; the callback locks rq by pointer. */
-		timer_arm(&rt->period_timer, rt->period_end_ns);
-		if (rt_stepping_aside(rq))
-			resched_curr(rq);
-	}
-}
-
-/* Period end: let the RT class pick again.  Interrupt context. */
-static void rt_period_timer_fn(struct timer *t)
-{
-	struct rq *rq = t->data;
-
-	spin_lock_raw(&rq->lock);
-	update_rq_clock(rq);
-	if (rq->rt.throttled) {
-		rt_period_roll(rq);
-		if (rq->rt.throttled)		/* early, or in debt: wait more */
-			timer_arm(t, rq->rt.period_end_ns);
-		else if (rq->rt.rt_nr_running)
-			resched_curr(rq);
-	}
-	spin_unlock_raw(&rq->lock);
-}
+/* ---- RR -------------------------------------------------------------- */
 
 /*
  * Tick while @p (rq->donor) runs; update_curr already charged the slice.
@@ -738,43 +668,6 @@ int sched_rr_set_slice(uint64_t ns)
 uint64_t sched_rr_get_slice(void)
 {
 	return READ_ONCE(rt_rr_slice_ns);
-}
-
-int sched_rt_set_bandwidth(uint64_t runtime_ns, uint64_t period_ns)
-{
-	if (period_ns < 10 * NSEC_PER_MSEC || period_ns > 10 * NSEC_PER_SEC ||
-	    runtime_ns == 0 || runtime_ns > period_ns)
-		return -EINVAL;
-	WRITE_ONCE(rt_period_ns, period_ns);
-	WRITE_ONCE(rt_runtime_ns, runtime_ns);
-	/* Every CPU starts afresh under the new budget: a period and a
-	 * debt measured in the old one mean nothing now (a debt of 900 ms
-	 * at 950 ms / 1 s would throttle a CPU for 15 periods at 60 ms /
-	 * 100 ms).  A throttled CPU only looks at its period again when
-	 * its period timer fires, possibly a whole old (longer) period
-	 * from now: have it look now. */
-	for (int cpu = 0; cpu < ncpus; cpu++) {
-		struct rq *rq = cpu_rq(cpu);
-		unsigned long flags;
-
-		if (!READ_ONCE(cpus[cpu].online))
-			continue;
-		flags = arch_irq_save();
-		spin_lock_raw(&rq->lock);
-		rq->rt.rt_time_ns = 0;
-		rq->rt.period_end_ns = 0;
-		if (rq->rt.throttled)
-			timer_arm(&rq->rt.period_timer, clock_ns());
-		spin_unlock_raw(&rq->lock);
-		arch_irq_restore(flags);
-	}
-	return 0;
-}
-
-void sched_rt_get_bandwidth(uint64_t *runtime_ns, uint64_t *period_ns)
-{
-	*runtime_ns = READ_ONCE(rt_runtime_ns);
-	*period_ns = READ_ONCE(rt_period_ns);
 }
 
 const struct sched_class rt_sched_class = {

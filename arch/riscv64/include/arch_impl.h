@@ -193,11 +193,6 @@ static inline uint64_t arch_clock_raw_ns(uint64_t raw)
 	return rv_clock_slow_ns(t);
 }
 
-static inline uint64_t arch_clock_ns(void)
-{
-	return arch_clock_raw_ns(arch_clock_raw());
-}
-
 static inline uintptr_t arch_frame_address(void)
 {
 	return (uintptr_t)__builtin_frame_address(0);

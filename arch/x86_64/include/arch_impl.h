@@ -160,11 +160,6 @@ static inline uint64_t arch_clock_raw_ns(uint64_t raw)
 	return ((unsigned __int128)(raw - x86_tsc_boot) * x86_ns_per_tsc) >> 32;
 }
 
-static inline uint64_t arch_clock_ns(void)
-{
-	return arch_clock_raw_ns(arch_clock_raw());
-}
-
 static inline uintptr_t arch_frame_address(void)
 {
 	return (uintptr_t)__builtin_frame_address(0);
