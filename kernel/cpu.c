@@ -123,6 +123,8 @@ void secondary_main(struct cpu *c)
 /* Boot CPU: start every other CPU the firmware reported. */
 void smp_boot(struct boot_info *bi)
 {
+	if (ncpus > 1)
+		sched_smp_begin();
 	for (int i = 1; i < ncpus; i++) {
 		struct cpu *c = &cpus[i];
 		uint64_t until;

@@ -253,6 +253,9 @@ extern char proxy_deadlock_report[PROXY_REPORT_LEN];
 void sched_init(void);		/* boot CPU, once */
 void sched_init_cpu(struct cpu *c);	/* each CPU: rq + idle task */
 void sched_init_smp(void);	/* boot CPU, after smp_boot: stoppers */
+/* Boot CPU, in smp_boot() before it starts another CPU: from now on
+ * the scheduler keeps the state other CPUs read (sched_smp). */
+void sched_smp_begin(void);
 void schedule(void);		/* pick and switch; task context */
 void yield(void);
 /* Sleep for at least @ns nanoseconds.  Task context. */

@@ -326,7 +326,8 @@ void wakeup_preempt_rq(struct rq *rq, struct task *p)
  * RT fast path: an RT task is queued here, no stop or deadline task is,
  * and no deadline pull is due; prev is an RT task that stays queued (the
  * CPU does not lower its priority: no RT pull) or no other CPU is RT
- * overloaded (an RT pull would find nothing).  Then every balance op
+ * overloaded (an RT pull would find nothing).  A lone CPU pulls from
+ * nowhere (internal.h, sched_smp).  Then every balance op
  * would do nothing (fair's only when nothing is queued) and the higher
  * classes' picks would find nothing, so the RT class picks at once
  * (rt_pick_next(): the same put_prev, pick and set_next).  A timer
@@ -344,9 +345,10 @@ static inline __attribute__((always_inline)) struct task *pick_next_task(struct 
 			return p;
 	}
 	if (rq->rt.rt_nr_running && !rq->dl.dl_nr_running &&
-	    !(rq->stop && rq->stop->on_rq) && !dl_pull_due(rq) &&
-	    ((prev->sched_class == &rt_sched_class && prev->on_rq) ||
-	     !rt_pull_due(rq))) {
+	    !(rq->stop && rq->stop->on_rq) &&
+	    (!sched_smp || (!dl_pull_due(rq) &&
+			    ((prev->sched_class == &rt_sched_class && prev->on_rq) ||
+			     !rt_pull_due(rq))))) {
 		struct task *p = rt_pick_next(rq, prev);
 
 		if (p)
@@ -386,7 +388,7 @@ void rq_queue_push(struct rq *rq, const struct sched_class *c)
 {
 	unsigned bit = class_bit(c);
 
-	if (rq->push_pending & bit)
+	if ((rq->push_pending & bit) || !sched_smp)	/* lone CPU: nowhere */
 		return;
 	rq->push_pending |= bit;
 	/* Another CPU's rq: its __schedule runs the push.  (No CPU's tick
@@ -646,11 +648,14 @@ void scheduler_tick(void)
 		rq->nr_preempt_ticks++;
 	rq->donor->sched_class->task_tick(rq, rq->donor);
 	/* Every class looks for work to push at every tick, whatever runs
-	 * here: a push is never left to one trigger that may be missed. */
-	for_each_class(c)
-		if (c->queue_push)
-			c->queue_push(rq);
-	run_pending_pushes(rq);
+	 * here: a push is never left to one trigger that may be missed.
+	 * (A lone CPU has nowhere to push to: internal.h, sched_smp.) */
+	if (sched_smp) {
+		for_each_class(c)
+			if (c->queue_push)
+				c->queue_push(rq);
+		run_pending_pushes(rq);
+	}
 	/* Idle with RT or deadline work queued: pick again, so that the
 	 * pick moves on what cannot run here and pulls what waits
 	 * elsewhere (balance_rt() pulls only when no deadline task is
@@ -699,6 +704,27 @@ void sched_init_cpu(struct cpu *c)
 			if (cl->init_rq)
 				cl->init_rq(rq);
 	}
+}
+
+bool sched_smp;
+
+/*
+ * Before the boot CPU starts another one: what a lone CPU did not
+ * publish (internal.h, sched_smp) is published now, under the lock the
+ * writers hold, so from here the other CPUs' readers see it current.
+ * Only the boot CPU is online, but its interrupts may wake tasks: the
+ * lock orders those updates before or after this.
+ */
+void sched_smp_begin(void)
+{
+	struct rq *rq = this_rq();
+	unsigned long flags = arch_irq_save();
+
+	spin_lock_raw(&rq->lock);
+	sched_smp = true;
+	dl_rq_publish(rq);	/* cpudl, dlo_mask, then RT's cpupri and overload */
+	spin_unlock_raw(&rq->lock);
+	arch_irq_restore(flags);
 }
 
 /* After the other CPUs are up: their stoppers.  Boot CPU. */

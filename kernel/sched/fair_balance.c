@@ -203,8 +203,11 @@ void balance_fair(struct rq *rq, struct task *prev)
 /* From every CPU's tick, IRQ context, no lock held. */
 void fair_trigger_load_balance(struct rq *rq)
 {
-	bool idle = READ_ONCE(rq->nr_running) == 0;
+	bool idle;
 
+	if (!sched_smp)		/* a lone CPU: nothing to balance with */
+		return;
+	idle = READ_ONCE(rq->nr_running) == 0;
 	if (--rq->cfs.balance_ticks && !idle)
 		return;
 	rq->cfs.balance_ticks = BALANCE_TICKS_BUSY;

@@ -366,8 +366,12 @@ struct task *fair_pick_next(struct rq *rq, struct task *prev);
  * act (conditions in pick_next_task()); NULL, nothing done, else. */
 struct task *rt_pick_next(struct rq *rq, struct task *prev);
 /* rt.c: is another CPU RT-overloaded (would an RT pull look)?  Lockless.
- * rq->lock held. */
-bool rt_pull_due(struct rq *rq);
+ * rq->lock held.  Inline, as dl_pull_due(). */
+extern uint64_t rt_rto_mask;
+static inline bool rt_pull_due(struct rq *rq)
+{
+	return READ_ONCE(rt_rto_mask) & ~(1ULL << cpu_of(rq));
+}
 /* deadline.c: would the deadline class's balance pull to @rq now?
  * Lockless look at the overloaded CPUs.  rq->lock held.  Inline: the
  * RT fast path asks at every pick. */
@@ -419,6 +423,23 @@ void dl_set_params(struct task *p, const struct sched_attr *attr);
 void dl_init_task(struct task *p);
 /* deadline.c: a deadline task exits: give its bandwidth back. */
 void dl_task_dead(struct task *p);
+
+/*
+ * Another CPU may be online (core.c, sched_smp_begin(): the boot CPU
+ * sets it before it starts the first other CPU).  Until then no other
+ * CPU reads what the classes publish for placement, push and pull:
+ * cpupri levels, the RT and deadline overload masks, cpudl.  A lone CPU
+ * (`-smp 1`, a single-hart board) leaves them as they were, which saves
+ * every RT wakeup and sleep its atomic updates; sched_smp_begin() brings
+ * them up to date, under rq->lock, before anyone can read them.  The
+ * writers it guards read it under rq->lock; it goes from false to true
+ * once, before a second CPU runs, so a lockless read (the tick's load
+ * balance) is never stale where it matters.
+ */
+extern bool sched_smp;
+/* deadline.c: publish @rq's deadline state (cpudl, overload, the RT
+ * class's view) again; sched_smp_begin().  rq->lock held. */
+void dl_rq_publish(struct rq *rq);
 
 /* stop_task.c (stop_one_cpu and stop_machine are in sched.h) */
 void stop_init_cpu(struct cpu *c);

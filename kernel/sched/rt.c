@@ -42,8 +42,9 @@
 /* RR slice; Linux's RR_TIMESLICE (100 ms).  sched_rr_set_slice(). */
 static uint64_t rt_rr_slice_ns = 100 * NSEC_PER_MSEC;
 
-/* CPUs whose rt_rq->overloaded is set (atomic bit ops, lockless reads). */
-static uint64_t rt_rto_mask;
+/* CPUs whose rt_rq->overloaded is set (atomic bit ops, lockless reads;
+ * internal.h: rt_pull_due() reads it). */
+uint64_t rt_rto_mask;
 
 static inline bool rt_task(const struct task *p)
 {
@@ -87,7 +88,7 @@ static int rt_next_level(const struct rt_rq *rt, int from)
  */
 static void rt_update_cpupri(struct rq *rq)
 {
-	if (rq->rt.cpu >= 0)
+	if (rq->rt.cpu >= 0 && sched_smp)
 		cpupri_set(rq->rt.cpu, rq->dl.dl_nr_running ? CPUPRI_HIGHER :
 			   rt_cpupri_level(rq->rt.highest_prio));
 }
@@ -112,10 +113,15 @@ static void rt_update_highest(struct rq *rq)
 static void rt_update_overload(struct rq *rq)
 {
 	struct rt_rq *rt = &rq->rt;
-	bool over = rt->rt_nr_running && rt->rt_nr_migratory > 0 &&
-		    rt->rt_nr_running + rq->dl.dl_nr_running > 1;
+	bool over;
 
-	if (over == rt->overloaded || rt->cpu < 0)
+	/* Lone CPU: no puller to tell (internal.h, sched_smp); the flag
+	 * and the mask bit stay as they were, both, until then. */
+	if (!sched_smp || rt->cpu < 0)
+		return;
+	over = rt->rt_nr_running && rt->rt_nr_migratory > 0 &&
+	       rt->rt_nr_running + rq->dl.dl_nr_running > 1;
+	if (over == rt->overloaded)
 		return;
 	rt->overloaded = over;
 	if (over)
@@ -341,11 +347,6 @@ static void set_next_task_rt(struct rq *rq, struct task *p)
 {
 	(void)p;
 	rt_queue_push(rq);
-}
-
-bool rt_pull_due(struct rq *rq)
-{
-	return READ_ONCE(rt_rto_mask) & ~(1ULL << cpu_of(rq));
 }
 
 /*
