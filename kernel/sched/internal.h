@@ -78,6 +78,9 @@ struct rt_rq {
 	/* Throttling (rt_bandwidth.c): RT time used in the current period. */
 	uint64_t rt_time_ns;
 	uint64_t period_end_ns;		/* 0: no period open */
+	/* rt_time_ns past this throttles: the budget, or never (~0) when
+	 * it is the whole period.  Set when a period opens. */
+	uint64_t throttle_at_ns;
 	bool throttled;
 	struct timer period_timer;	/* unthrottles at period_end_ns */
 	/* Last: 1.6 KB of list heads, reached by index; the fields above

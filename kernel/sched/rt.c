@@ -641,6 +641,7 @@ static void init_rq_rt(struct rq *rq)
 	rt->overloaded = false;
 	rt->cpu = rq->cpu ? cpu_of(rq) : -1;
 	rt->rt_time_ns = rt->period_end_ns = 0;
+	rt->throttle_at_ns = ~0ULL;
 	rt->throttled = false;
 	timer_init(&rt->period_timer, rt_period_timer_fn, rq);
 	if (rt->cpu >= 0)

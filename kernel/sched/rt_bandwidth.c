@@ -31,7 +31,8 @@ static void __rt_period_roll(struct rq *rq)
 
 	ended = 1 + (rq->clock_ns - rt->period_end_ns) / period;
 	rt->rt_time_ns -= MIN(rt->rt_time_ns, ended * runtime);
-	rt->throttled = rt->rt_time_ns > runtime && runtime < period;
+	rt->throttle_at_ns = runtime < period ? runtime : ~0ULL;
+	rt->throttled = rt->rt_time_ns > rt->throttle_at_ns;
 	rt->period_end_ns = rq->clock_ns + period;
 }
 
@@ -43,24 +44,27 @@ static inline void rt_period_roll(struct rq *rq)
 }
 
 /*
- * Charge @delta of scheduling-context time to @donor (its RR slice) and
- * to this CPU's RT budget.  rq->lock held.
+ * update_curr_rt()'s rare case: the period is over, or the budget is
+ * used up (or was already: throttled).  @delta was added to rt_time_ns
+ * already; it counts in the period that is open after the roll.
  */
-void update_curr_rt(struct rq *rq, struct task *donor, uint64_t delta)
+static __attribute__((noinline)) void rt_budget_check(struct rq *rq,
+						      uint64_t delta)
 {
 	struct rt_rq *rt = &rq->rt;
 	uint64_t end = rt->period_end_ns;
 	bool was_throttled = rt->throttled;
 
-	if (donor->policy == SCHED_RR)
-		donor->rt.time_slice_ns -= delta < donor->rt.time_slice_ns ?
-					   delta : donor->rt.time_slice_ns;
-	if (rt->cpu < 0)
+	if (rt->cpu < 0) {		/* a private rq: no budget */
+		rt->rt_time_ns -= delta;
 		return;
-	rt_period_roll(rq);
-	rt->rt_time_ns += delta;
-	if (rt->rt_time_ns > READ_ONCE(rt_runtime_ns) &&
-	    READ_ONCE(rt_runtime_ns) < READ_ONCE(rt_period_ns))
+	}
+	if (rq->clock_ns >= end) {
+		rt->rt_time_ns -= delta;
+		__rt_period_roll(rq);
+		rt->rt_time_ns += delta;
+	}
+	if (rt->rt_time_ns > rt->throttle_at_ns)
 		rt->throttled = true;
 	/* Newly throttled, or a new period opened still in debt (the
 	 * budget was lowered): the timer must be set for this period. */
@@ -70,6 +74,25 @@ void update_curr_rt(struct rq *rq, struct task *donor, uint64_t delta)
 		if (rt_stepping_aside(rq))
 			resched_curr(rq);
 	}
+}
+
+/*
+ * Charge @delta of scheduling-context time to @donor (its RR slice) and
+ * to this CPU's RT budget.  rq->lock held.  The common case, a period
+ * still open and the budget not used up, is an add and two compares;
+ * the period's end and throttling are rt_budget_check()'s.
+ */
+void update_curr_rt(struct rq *rq, struct task *donor, uint64_t delta)
+{
+	struct rt_rq *rt = &rq->rt;
+
+	if (donor->policy == SCHED_RR)
+		donor->rt.time_slice_ns -= delta < donor->rt.time_slice_ns ?
+					   delta : donor->rt.time_slice_ns;
+	rt->rt_time_ns += delta;
+	if (__builtin_expect(rq->clock_ns >= rt->period_end_ns ||
+			     rt->rt_time_ns > rt->throttle_at_ns, 0))
+		rt_budget_check(rq, delta);
 }
 
 /* Period end: let the RT class pick again.  Interrupt context. */
