@@ -30,6 +30,8 @@ struct timer {
 	int cpu;			/* -1 when not armed */
 	uint64_t ran_on;		/* CPUs whose interrupt ran (or runs)
 					   fn: timer_cancel() waits there */
+	uint64_t ran_irq;		/* the last interrupt that ran fn
+					   (timer.c, irq_stamp()) */
 };
 
 void timer_init(struct timer *t, void (*fn)(struct timer *t), void *data);
@@ -37,7 +39,8 @@ void timer_init(struct timer *t, void (*fn)(struct timer *t), void *data);
  * Re-arming an armed timer moves it.  Any context. */
 void timer_arm(struct timer *t, uint64_t deadline_ns);
 /* Cancel @t; returns true if it was pending.  After return the callback
- * is not running and will not run (waits if it runs on another CPU). */
+ * is not running and will not run (waits if it runs on another CPU);
+ * from @t's own callback it does not wait for itself. */
 bool timer_cancel(struct timer *t);
 
 /* Boot CPU once, then each CPU (starts its tick). */
