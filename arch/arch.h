@@ -49,6 +49,11 @@ struct boot_info;
  *   static inline uint64_t arch_clock_raw(void)  the counter arch_clock_ns()
  *                                                scales (rdtsc / rdtime),
  *                                                for cheap timestamps
+ *   static inline void arch_clock_raw_store(uint64_t *dst)
+ *                                                *dst = arch_clock_raw(), in
+ *                                                the fewest instructions (x86:
+ *                                                rdtsc's two halves stored as
+ *                                                they come; the trace record)
  *   static inline uint64_t arch_clock_raw_ns(uint64_t raw)
  *                                                (see "Time" below)
  *   static inline uintptr_t arch_frame_address(void)  __builtin_frame_address(0)

@@ -11,6 +11,7 @@
 struct task;
 struct rq;
 struct timer_queue;
+struct trace_cpu;
 
 #define NR_CPUS 64
 
@@ -46,6 +47,7 @@ struct cpu {
 	uint64_t nr_ticks;		/* scheduler ticks run */
 	uint64_t nr_ipis;
 	struct timer_queue *timers;	/* this CPU's one-shot timers */
+	struct trace_cpu *trace;	/* this CPU's trace ring and state */
 	struct arch_cpu arch;		/* arch-private, see arch_impl.h */
 } __aligned(64);
 

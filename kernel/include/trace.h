@@ -117,9 +117,10 @@ void __trace_dl_miss(struct task *p, uint64_t deadline);
 /*
  * __schedule, rq->lock held (interrupts off: the record relies on it and
  * does not mask them again), after the pick: this CPU runs @next with
- * @donor's scheduling context.  Records a switch when next differs from
- * prev or the donor changed, preceded by a proxy event (the chain that
- * trace_proxy_hop() saw) when donor != next.
+ * @donor's scheduling context, and next differs from prev or the donor
+ * changed (the caller knows which; trace_record.h has the common
+ * case inline).  Records a switch, preceded by a proxy event (the chain
+ * that trace_proxy_hop() saw) when donor != next.
  */
 static inline void trace_switch(struct task *prev, struct task *next,
 				struct task *donor)

@@ -12,6 +12,7 @@
  * scheduling-context time) read donor.
  */
 #include "internal.h"
+#include "trace_record.h"
 #include "bitops.h"
 #include "timer.h"
 #include "mm.h"
@@ -491,6 +492,7 @@ static void __schedule(int mode)
 	struct cpu *c = this_cpu();
 	struct rq *rq = c->rq;
 	struct task *prev = rq->curr, *prev_donor, *donor, *next;
+	bool proxied;
 
 	spin_lock_raw(&rq->lock);
 	update_rq_clock(rq);
@@ -518,21 +520,25 @@ static void __schedule(int mode)
 	 * include the wait (a deadline donor throttled at once). */
 	if (rq->clock_stale)
 		update_rq_clock(rq);
-	if (rq->donor != prev_donor)
+	donor = rq->donor;
+	if (donor != prev_donor)
 		rq_donor_changed(rq);
-	if (next != rq->donor)		/* a proxy (not idle with idle) */
-		proxy_check_pick(rq, rq->donor, next);
+	proxied = next != donor;	/* a proxy (not idle with idle) */
+	if (proxied)
+		proxy_check_pick(rq, donor, next);
 	/* Always on: a task lent to this CPU never runs here. */
 	if (__builtin_expect(next->wake_cpu >= 0, 0))
 		panic("sched: %s runs on cpu%d where it was only lent (from cpu%d)",
 		      next->name, cpu_of(rq), next->wake_cpu);
-	trace_switch(prev, next, rq->donor);
 	if (next == prev) {
+		if (donor != prev_donor)	/* the same task, for another */
+			trace_switch(prev, next, donor);
 		if (__builtin_expect(rq->push_pending != 0, 0))
 			run_pending_pushes(rq);
 		spin_unlock_raw(&rq->lock);
 		return;
 	}
+	trace_switch_to(prev, next, donor, proxied);
 	rq->curr = c->curr = next;
 	next->on_cpu = 1;
 	next->exec_start_ns = rq->clock_ns;

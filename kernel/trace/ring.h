@@ -54,14 +54,7 @@
  */
 #ifndef KERNEL_TRACE_RING_H
 #define KERNEL_TRACE_RING_H
-#include "trace.h"
-#include "cpu.h"
-#include "sched.h"
-
-#define TRACE_RING_MASK (TRACE_RING - 1)
-#define TRACE_MUTEX_NAME 16			/* bytes of a mutex name kept */
-#define TRACE_CHAIN_HOPS 8			/* proxy hops kept per pick */
-#define TRACE_MARK_HEAD 12			/* mark bytes in the head */
+#include "trace_record.h"
 
 /* One task's name, keyed by tid (slot tid % TRACE_NAMES). */
 struct trace_tname {
@@ -70,89 +63,6 @@ struct trace_tname {
 	char name[TASK_NAME_LEN];	/* NUL-terminated */
 };
 extern struct trace_tname trace_names[TRACE_NAMES];
-
-/* What a TRACE_CONT record holds (its arg) besides text of a mark. */
-enum { TRACE_EL_TASK, TRACE_EL_MPTR, TRACE_EL_MNAME, TRACE_EL_U64 };
-
-/* A task is its tid, or TRACE_NO_TID (none). */
-#define TRACE_NO_TID (-1)
-
-struct trace_rec {
-	uint64_t ts;		/* arch_clock_raw() of the event */
-	uint32_t unused;	/* keeps the payload 8-byte aligned */
-	union {
-		struct {
-			uint8_t type;	/* enum trace_type */
-			uint8_t ncont;	/* TRACE_CONT records that follow */
-			uint8_t arg;	/* switch state, TRACE_EL_*, ... */
-			uint8_t arg2;	/* proxy: chain cut short */
-		};
-		uint32_t hdr;	/* the four at once (trace_hdr()) */
-	};
-	union {
-		int32_t tid[4];			/* switch: prev, next, donor */
-		struct {			/* block, acquire, release... */
-			int32_t tid[2];		/* the task, the other one */
-			const char *mname;	/* in .rodata; NULL: next */
-		} tm;
-		struct {			/* one task and numbers */
-			int32_t tid;
-			uint32_t v32;
-			uint64_t v64;
-		} tv;
-		struct {			/* mark: task and text */
-			int32_t tid;
-			char text[TRACE_MARK_HEAD];
-		} mk;
-		/* TRACE_CONT: a mark's text, a copied mutex name, or one
-		 * element (TRACE_EL_* in arg) of a proxy chain. */
-		char text[16];
-		const char *mptr;
-		uint64_t u64;
-	};
-};
-_Static_assert(sizeof(struct trace_rec) == 32, "one record, half a line");
-
-/* The header word: one store, and no byte stores that the compiler
- * must assume alias everything (it would reload the ring's state). */
-static inline uint32_t trace_hdr(unsigned type, unsigned ncont, unsigned arg)
-{
-	return type | ncont << 8 | arg << 16;		/* arg2 0 */
-}
-
-/* switch state= */
-enum { TRACE_STATE_RUN, TRACE_STATE_SLEEP, TRACE_STATE_BLOCKED,
-       TRACE_STATE_DEAD };
-
-/* An element of a proxy chain kept between the walk and the switch. */
-struct trace_elem {
-	uint8_t kind;			/* TRACE_EL_TASK, _MPTR, _MNAME */
-	union {
-		int32_t tid;
-		const char *mptr;
-		char m[TRACE_MUTEX_NAME];
-	};
-};
-
-/* One CPU's ring and what its recording side keeps.  Written only by
- * that CPU with interrupts off; read by anyone (read.c). */
-struct trace_cpu {
-	/* head first: riscv64's release store (amoswap) takes no offset */
-	uint64_t head;			/* next position (release-stored) */
-	struct trace_rec *ring;		/* TRACE_RING records, or NULL */
-	uint64_t reserve;		/* positions before it may be written */
-	uint64_t conts;			/* TRACE_CONT records written */
-	/* Written by trace_reset() only, under trace_reset_lock: */
-	uint64_t start;			/* first position since the reset */
-	uint64_t start_conts;		/* conts at the reset */
-	struct task *last_donor;	/* of the last recorded switch */
-	/* The proxy walk of the pick in progress (trace_proxy_hop). */
-	struct task *chain_donor;
-	unsigned chain_hops;		/* hops seen; more than kept: cut */
-	struct trace_elem chain[2 * TRACE_CHAIN_HOPS];	/* task, mutex... */
-} __aligned(64);
-
-extern struct trace_cpu trace_cpus[NR_CPUS];
 
 /* @tc's head and conts, consistent: read again until no event was in
  * progress around the reads (bounded: then the last read, off by at

@@ -65,6 +65,7 @@ void trace_init(void)
 			return;
 		}
 		trace_cpus[i].ring = (struct trace_rec *)pa;
+		cpus[i].trace = &trace_cpus[i];
 	}
 	trace_ready = true;
 	WRITE_ONCE(trace_enabled, true);
@@ -167,16 +168,10 @@ struct trace_w {
 };
 
 /* This CPU's recording state.  Interrupts off: the CPU cannot change
- * under the caller.  The id is read with one %gs/tp-relative load. */
+ * under the caller. */
 static __always_inline struct trace_cpu *this_tc(void)
 {
-	struct trace_cpu *tc =
-		&trace_cpus[arch_this_cpu_read_int(offsetof(struct cpu, id))];
-
-	/* One register for every field, not the array's address plus a
-	 * scaled index recomputed for each (and one more saved register). */
-	__asm__("" : "+r"(tc));
-	return tc;
+	return trace_this_cpu();
 }
 
 static __always_inline void trace_start(struct trace_w *w)
@@ -212,7 +207,7 @@ static __always_inline struct trace_rec *rec_open(struct trace_w *w,
 {
 	struct trace_cpu *tc = w->tc;
 	struct trace_rec *ring = tc->ring, *r;
-	uint64_t ts, pos;
+	uint64_t pos;
 
 	/* Recording is on only once every CPU has a ring (trace_init(),
 	 * trace_set_enabled()), and the hooks call here only then. */
@@ -220,19 +215,19 @@ static __always_inline struct trace_rec *rec_open(struct trace_w *w,
 	w->ring = ring;
 	w->pos = pos = tc->head;
 	w->n = nrec;
-	ts = arch_clock_raw();
 	/* Announce the rewrite before any store of it (trace/ring.h). */
 	WRITE_ONCE(tc->reserve, pos + nrec);
 	__atomic_thread_fence(__ATOMIC_RELEASE);	/* smp_wmb */
+	r = &ring[pos & TRACE_RING_MASK];
+	arch_clock_raw_store(&r->ts);
 	for (unsigned i = 1; i < nrec; i++) {
-		r = &ring[(pos + i) & TRACE_RING_MASK];
-		r->ts = ts;
-		r->hdr = trace_hdr(TRACE_CONT, 0, 0);
+		struct trace_rec *c = &ring[(pos + i) & TRACE_RING_MASK];
+
+		c->ts = r->ts;
+		c->hdr = trace_hdr(TRACE_CONT, 0, 0);
 	}
 	if (nrec > 1)
 		tc->conts += nrec - 1;
-	r = &ring[pos & TRACE_RING_MASK];
-	r->ts = ts;
 	r->hdr = trace_hdr(type, nrec - 1, arg);
 	return r;
 }
@@ -314,23 +309,6 @@ static void put_mutex_elem(struct trace_elem *e, const char *s)
 
 /* ---- The events ------------------------------------------------------ */
 
-static __always_inline int prev_state(const struct task *p)
-{
-	int state = READ_ONCE(p->state);
-	struct mutex *m;
-
-	if (state == TASK_RUNNING)		/* first: the common case */
-		return TRACE_STATE_RUN;
-	if (state == TASK_DEAD)
-		return TRACE_STATE_DEAD;
-	m = READ_ONCE(p->blocked_on);
-	if (m && m != PROXY_WAKING)
-		return TRACE_STATE_BLOCKED;
-	/* Preempted between setting TASK_SLEEPING and schedule(): it
-	 * stays queued, it did not go to sleep. */
-	return p->on_rq ? TRACE_STATE_RUN : TRACE_STATE_SLEEP;
-}
-
 /* The chain the pick walked for @donor to @next, as one event: one
  * continuation per element (donor, mutex, owner, ..., next).  Hops
  * beyond TRACE_CHAIN_HOPS are cut (arg2; printed as "...").  Within
@@ -365,59 +343,47 @@ static __attribute__((noinline)) void record_proxy(struct trace_cpu *tc,
 	rec_publish(&w);
 }
 
-/* The rare switches: a donor change (prev == next), or a proxy pick
- * whose chain comes first. */
+/* The rare switches: a donor change (prev == next: __schedule() calls
+ * only when the donor changed), or a proxy pick whose chain comes
+ * first. */
 static __attribute__((noinline)) void trace_switch_slow(struct task *prev,
 							struct task *next,
 							struct task *donor)
 {
-	int state = prev_state(prev);
+	int state = trace_prev_state(prev);
 	struct trace_cpu *tc;
 	struct trace_rec *r;
 	struct trace_w w;
 
 	trace_start(&w);
 	tc = w.tc;
-	if (prev == next && donor == tc->last_donor)
-		goto out;
 	if (donor != next && tc->chain_donor == donor && tc->chain_hops)
 		record_proxy(tc, next);
 	tc->chain_donor = NULL;
-	tc->last_donor = donor;
 	r = rec_open(&w, TRACE_SWITCH, 1, state);
 	r->tid[0] = prev->tid;
 	r->tid[1] = next->tid;
 	r->tid[2] = donor->tid;
 	rec_publish(&w);
-out:
 	trace_stop(&w);
 }
 
 /*
  * Called with interrupts off (rq->lock held; the bench masks them
  * around its direct calls as __schedule does), so, unlike the other
- * events, it does not mask them itself.  The common switch (to another
- * task, with its own context) makes no call, so it saves no registers.
+ * events, it does not mask them itself.  __schedule() writes the common
+ * switch itself (trace_switch_to(), trace_record.h) and calls here for
+ * the rest; the bench calls here for every case.
  */
 __trace_leaf
 void __trace_switch(struct task *prev, struct task *next, struct task *donor)
 {
-	struct trace_w w;
-	struct trace_rec *r;
-
 	if (__builtin_expect(prev == next || donor != next, 0)) {
 		trace_switch_slow(prev, next, donor);
 		return;
 	}
 	DEBUG_ASSERT(!arch_irqs_enabled());
-	w.tc = this_tc();
-	w.tc->chain_donor = NULL;
-	w.tc->last_donor = donor;
-	r = rec_open(&w, TRACE_SWITCH, 1, prev_state(prev));
-	r->tid[0] = prev->tid;
-	r->tid[1] = next->tid;
-	r->tid[2] = next->tid;		/* the donor */
-	rec_publish(&w);
+	trace_record_switch(this_tc(), prev, next);
 }
 
 void __trace_proxy_hop(struct task *donor, struct task *p, struct mutex *m)

@@ -59,7 +59,13 @@ BENCH_TARGETS = {
     "rt_wakeup_lat_max": {"x86_64": 900, "riscv64": 900},
     "inversion_wait_proxy": {"x86_64": 103000, "riscv64": 103000},
     "inversion_wait_inherit": {"x86_64": 103000, "riscv64": 103000},
-    "trace_event": {"x86_64": 25, "riscv64": 25},
+    # What trace on costs per recorded event (issue 13: <= 25): the
+    # switch record (one event per switch, written inline in
+    # __schedule) and the mutex pair's two records (<= 25 each).  The
+    # direct call of trace_event measures the out-of-line entry only the
+    # rare switches take (docs/performance.md, "The trace").
+    "trace_ctx_switch": {"x86_64": 25, "riscv64": 25},
+    "trace_mutex_pair": {"x86_64": 50, "riscv64": 50},
 }
 
 

@@ -177,6 +177,11 @@ static inline uint64_t arch_clock_raw(void)
 	return t;
 }
 
+static inline void arch_clock_raw_store(uint64_t *dst)
+{
+	*dst = arch_clock_raw();
+}
+
 /* The time CSR at boot (time 0), and nanoseconds per tick when the
  * timebase divides 10^9 (0 otherwise: rv_clock_slow_ns divides).
  * time.c sets them once, before any other hart starts. */

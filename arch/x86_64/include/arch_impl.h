@@ -150,6 +150,16 @@ static inline uint64_t arch_clock_raw(void)
 	return arch_cycles();
 }
 
+/* The halves as rdtsc leaves them (little-endian): no shift and or. */
+static inline void arch_clock_raw_store(uint64_t *dst)
+{
+	uint32_t lo, hi;
+
+	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	((uint32_t *)dst)[0] = lo;
+	((uint32_t *)dst)[1] = hi;
+}
+
 /* The TSC at calibration (time 0) and nanoseconds per tick in 32.32
  * fixed point (apic.c sets both once, before any other CPU starts). */
 extern uint64_t x86_tsc_boot, x86_ns_per_tsc;
