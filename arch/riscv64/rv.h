@@ -45,6 +45,8 @@ struct cpu;
 #define csr_clear(csr, val)                                             \
 	__asm__ __volatile__("csrc " #csr ", %0" :: "rK"(val) : "memory")
 
+/* An interrupt's frame has only ra, sp, t0-t6, s0, a0-a7, sepc, sstatus
+ * and scause written (entry.S, .Lirq_save); an exception's, all. */
 struct trap_frame {
 	uint64_t x[31];		/* x1 (ra) .. x31 (t6); x[1] is sp */
 	uint64_t sepc, sstatus, scause, stval;
