@@ -355,9 +355,14 @@ static inline __attribute__((always_inline)) struct task *pick_next_task(struct 
 		if (p)
 			return p;
 	}
-	for_each_class(c)
-		if (c->balance)
-			c->balance(rq, prev);
+	/* A stopper queued here runs first: nothing this CPU pulls could
+	 * run before it, and a pull may wait for another runqueue's lock
+	 * (stop_machine()'s stopper once waited 8 ms behind a deadline
+	 * pull on a starved 8-vCPU host).  The pick after it balances. */
+	if (!(rq->stop && rq->stop->on_rq))
+		for_each_class(c)
+			if (c->balance)
+				c->balance(rq, prev);
 	/* A balance op may have dropped rq->lock, and a wakeup meanwhile
 	 * may have given the donor's context to idle (return migration of
 	 * a lent donor, try_to_wake_up): put back what is the donor now. */
