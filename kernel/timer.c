@@ -41,6 +41,7 @@ struct timer_queue {
 	/* The next tick, TICK_NONE before timer_init_cpu().  Only its CPU
 	 * reads or writes it, with interrupts off. */
 	uint64_t tick_ns;
+	uint64_t tick_irq;		/* irq_stamp() of its last run */
 	struct timer tick;		/* never armed: q->running while the
 					   tick runs */
 };
@@ -223,6 +224,7 @@ static void tick(struct cpu *c, struct timer_queue *q, uint64_t due)
 	uint64_t next = q->tick_ns + TICK_NS;
 
 	q->tick_ns = next > due ? next : due + TICK_NS;
+	q->tick_irq = irq_stamp(c);
 	WRITE_ONCE(q->running, &q->tick);	/* timers armed: see timer_arm */
 	c->nr_ticks++;
 	scheduler_tick();
@@ -233,8 +235,15 @@ static void tick(struct cpu *c, struct timer_queue *q, uint64_t due)
  * The queue's timers due at @entry, when the interrupt came (the head
  * is), and those that come due while they run; then the hardware for
  * the next.  q->lock held (dropped around each callback).  Out of
- * line: the interrupt that only ticks (most of them) needs none of
- * this bookkeeping and none of the registers it keeps.
+ * line: the interrupt that only ticks (most of them) needs none of this
+ * bookkeeping and none of the registers it keeps.
+ *
+ * The tick too runs at most once per interrupt: due again because the
+ * callbacks took long (a host stall), it waits for the next interrupt,
+ * after irq_exit() had its chance to switch.  sched_verify counts each
+ * tick of preemptible code as such a chance; two ticks inside one long
+ * interrupt once made it report a task that had none (football,
+ * riscv64, 8 CPUs).
  */
 static __attribute__((noinline)) void run_due(struct cpu *c,
 					      struct timer_queue *q,
@@ -269,10 +278,11 @@ static __attribute__((noinline)) void run_due(struct cpu *c,
 		 * timer once and at most TIMER_MAX_PER_IRQ: every pass runs
 		 * one more callback (or the tick, once). */
 		if (n == TIMER_MAX_PER_IRQ || due == now ||
-		    !(q->tick_ns <= now || next_due(q, now, stamp)))
+		    !((q->tick_ns <= now && q->tick_irq != stamp) ||
+		      next_due(q, now, stamp)))
 			break;
 		due = now;
-		if (q->tick_ns <= due) {
+		if (q->tick_ns <= due && q->tick_irq != stamp) {
 			spin_unlock_raw(&q->lock);
 			tick(c, q, due);
 			spin_lock_raw(&q->lock);
@@ -280,8 +290,9 @@ static __attribute__((noinline)) void run_due(struct cpu *c,
 	}
 	t = list_empty(&q->timers) ? NULL
 				   : list_first_entry(&q->timers, struct timer, node);
-	if (t && t->deadline_ns <= now &&
-	    (n == TIMER_MAX_PER_IRQ || t->ran_irq == stamp)) {
+	if ((t && t->deadline_ns <= now &&
+	     (n == TIMER_MAX_PER_IRQ || t->ran_irq == stamp)) ||
+	    (q->tick_ns <= now && q->tick_irq == stamp)) {
 		/* Due, but over the bound or run once already: later.  (One
 		 * that just came due is not held back: reprogram below.) */
 		c->nr_timer_defers++;
@@ -294,8 +305,9 @@ static __attribute__((noinline)) void run_due(struct cpu *c,
 /*
  * The arch calls this from the timer interrupt, irqs off.  The tick
  * first if it is due, then the queue's due timers, if any (run_due()).
- * A timer that came due while the tick alone ran is not looked for: the
- * hardware, programmed for it, interrupts again at once.
+ * A timer (or the next tick, after a host stall) that came due while the
+ * tick alone ran is not looked for: the hardware, programmed for it,
+ * interrupts again at once, after irq_exit().
  */
 void timer_interrupt(void)
 {
