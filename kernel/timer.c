@@ -18,7 +18,8 @@
  * One interrupt runs a bounded amount of work, so that no timer - and no
  * parameter of whoever arms them - can keep interrupts off for good: only
  * timers that were due when it came or came due while its callbacks ran,
- * at most TIMER_MAX_PER_IRQ callbacks, each timer at most once.  A callback
+ * at most TIMER_MAX_PER_IRQ callbacks, each timer (and the tick) at most
+ * once.  A callback
  * that re-arms its own timer at or before "now" (a deadline task with a
  * budget too small to outlast the interrupt did that, issue 12) waits for
  * the next interrupt.  What is still due then is deferred: the hardware is
