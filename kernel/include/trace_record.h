@@ -105,15 +105,15 @@ struct trace_cpu {
 
 extern struct trace_cpu trace_cpus[NR_CPUS];
 
-/* The state= of a switch's prev (docs/trace.md). */
-static inline __attribute__((always_inline)) int trace_prev_state(const struct task *p)
+/* The state= of a switch's prev that is not running (docs/trace.md).
+ * The state is read again: passing the first read along made gcc copy
+ * it on the common path too. */
+static inline __attribute__((always_inline)) int
+trace_prev_state_other(const struct task *p)
 {
-	int state = READ_ONCE(p->state);
 	struct mutex *m;
 
-	if (state == TASK_RUNNING)		/* first: the common case */
-		return TRACE_STATE_RUN;
-	if (state == TASK_DEAD)
+	if (READ_ONCE(p->state) == TASK_DEAD)
 		return TRACE_STATE_DEAD;
 	m = READ_ONCE(p->blocked_on);
 	if (m && m != PROXY_WAKING)
@@ -121,6 +121,15 @@ static inline __attribute__((always_inline)) int trace_prev_state(const struct t
 	/* Preempted between setting TASK_SLEEPING and schedule(): it
 	 * stays queued, it did not go to sleep. */
 	return p->on_rq ? TRACE_STATE_RUN : TRACE_STATE_SLEEP;
+}
+
+/* The state= of a switch's prev (docs/trace.md): running, the common
+ * case, is a test of the word as loaded. */
+static inline __attribute__((always_inline)) int trace_prev_state(const struct task *p)
+{
+	if (__builtin_expect(READ_ONCE(p->state) == TASK_RUNNING, 1))
+		return TRACE_STATE_RUN;
+	return trace_prev_state_other(p);
 }
 
 /*
@@ -135,7 +144,9 @@ trace_record_switch(struct trace_cpu *tc, struct task *prev, struct task *next)
 	struct trace_rec *r;
 	uint64_t pos = tc->head;
 
-	tc->chain_donor = NULL;		/* no proxy chain to show */
+	/* tc->chain is left as it is: only a proxied switch shows it, and
+	 * its pick walked the chain from the donor, which starts it again
+	 * (trace_proxy_hop() with p == donor: proxy.c's walk starts there). */
 	WRITE_ONCE(tc->reserve, pos + 1);
 	__atomic_thread_fence(__ATOMIC_RELEASE);	/* smp_wmb */
 	r = &tc->ring[pos & TRACE_RING_MASK];
