@@ -85,45 +85,25 @@ rv_trap_entry:
 	sd	x1, X(1)(sp)
 	csrr	t0, scause
 	sd	t0, TF_SCAUSE(sp)
-	bltz	t0, .Lirq_save		/* the interrupt bit is the sign bit */
-	.irp n, 3,4,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
+	bltz	t0, 1f			/* the interrupt bit is the sign bit */
+	/*
+	 * An exception: the frame gets every register, and stval, for its
+	 * register dump (trap.c).  An interrupt's gets only what a C call
+	 * may clobber (ra, t0-t6, a0-a7), the CSRs, and s0 for the
+	 * backtrace (arch_irq_callchain, the profiler); its other slots are
+	 * not written.  rv_trap() and everything it calls are C, which
+	 * keeps s0-s11 (and gp, tp) as the ABI says, also when irq_exit()
+	 * switches to another task: __schedule() saves them in its own
+	 * frame until this task runs again.  So the way out restores only
+	 * the clobbered ones, for both.  (context suite,
+	 * callee_saved_across_preemption, checks the s-registers survive.)
+	 */
+	.irp n, 3,4,9,18,19,20,21,22,23,24,25,26,27
 	sd	x\n, X(\n)(sp)
 	.endr
-	csrr	t0, sepc
-	sd	t0, TF_SEPC(sp)
-	csrr	t0, sstatus
-	sd	t0, TF_SSTATUS(sp)
 	csrr	t0, stval
 	sd	t0, TF_STVAL(sp)
-
-	mv	a0, sp
-	call	rv_trap			/* may switch tasks via irq_exit() */
-
-	/* Interrupts are off again here; resume the interrupted context. */
-	ld	t0, TF_SEPC(sp)
-	csrw	sepc, t0
-	ld	t0, TF_SSTATUS(sp)
-	csrw	sstatus, t0
-	ld	x1, X(1)(sp)
-	/* not tp (x4): this task may resume on another CPU than it left */
-	.irp n, 3,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
-	ld	x\n, X(\n)(sp)
-	.endr
-	ld	sp, X(2)(sp)
-	sret
-
-/*
- * An interrupt: the frame keeps only what a C call may clobber (ra, t0-t6,
- * a0-a7), the CSRs, and s0 for the backtrace (arch_irq_callchain, the
- * profiler); its other slots are not written.  rv_trap() and everything
- * it calls are C, which keeps s0-s11 (and gp, tp) as the ABI says, also
- * when irq_exit() switches to another task: __schedule() saves them in
- * its own frame until this task runs again.  An exception keeps the
- * whole frame above, for its register dump.  (context suite,
- * callee_saved_across_preemption, checks the s-registers survive.)
- */
-.Lirq_save:
-	.irp n, 6,7,8,10,11,12,13,14,15,16,17,28,29,30,31
+1:	.irp n, 6,7,8,10,11,12,13,14,15,16,17,28,29,30,31
 	sd	x\n, X(\n)(sp)
 	.endr
 	csrr	t0, sepc
@@ -134,6 +114,8 @@ rv_trap_entry:
 	mv	a0, sp
 	call	rv_trap			/* may switch tasks via irq_exit() */
 
+	/* Interrupts are off again here; resume the interrupted context.
+	 * Not tp (x4): this task may resume on another CPU than it left. */
 	ld	t0, TF_SEPC(sp)
 	csrw	sepc, t0
 	ld	t0, TF_SSTATUS(sp)
