@@ -40,6 +40,15 @@ static inline void list_del_init(struct list_head *e)
 	list_init(e);
 }
 
+/* Move @e (on a list) to the tail of @head: a delete and an insert,
+ * without the reinitialisation in between. */
+static inline void list_move_tail(struct list_head *e, struct list_head *head)
+{
+	e->next->prev = e->prev;
+	e->prev->next = e->next;
+	__list_add(e, head->prev, head);
+}
+
 #define list_entry(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
 #define list_first_entry(head, type, member) \

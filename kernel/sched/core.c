@@ -506,6 +506,16 @@ static void __schedule(int mode)
 	spin_lock_raw(&rq->lock);
 	update_rq_clock(rq);
 	__update_curr(rq);
+	prev_donor = rq->donor;
+	if (mode == SM_YIELD && prev->state == TASK_RUNNING &&
+	    prev_donor->sched_class->yield_pick) {
+		donor = prev_donor->sched_class->yield_pick(rq, prev_donor);
+		if (donor) {
+			WRITE_ONCE(c->need_resched, false);
+			rq->nr_picks++;
+			goto picked;
+		}
+	}
 	if (mode == SM_YIELD)
 		rq->donor->sched_class->yield_task(rq);
 	if (mode != SM_PREEMPT && prev->state != TASK_RUNNING) {
@@ -516,8 +526,8 @@ static void __schedule(int mode)
 	}
 	WRITE_ONCE(c->need_resched, false);
 	rq->nr_picks++;
-	prev_donor = rq->donor;
 	donor = pick_next_task(rq, rq->donor);
+picked:
 	rq->donor = donor;
 	next = donor;
 	if (__builtin_expect(proxy_blocked(donor), 0))

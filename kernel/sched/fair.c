@@ -576,7 +576,7 @@ static void dequeue_task_fair(struct rq *rq, struct task *p, int flags)
  * first part, so a yielder that others trail in vruntime runs again; a
  * caller of yield() here expects someone else to run, as POSIX says.
  */
-static void yield_task_fair(struct rq *rq)
+static inline __attribute__((always_inline)) void yield_task_fair(struct rq *rq)
 {
 	struct cfs_rq *cfs = &rq->cfs;
 	struct sched_entity *se = &rq->donor->se;
@@ -707,6 +707,21 @@ struct task *fair_pick_next(struct rq *rq, struct task *prev)
 	return task_of(se);
 }
 
+/*
+ * yield() of @prev, the running fair donor, as one step (the class op's
+ * conditions, internal.h): when every queued task is fair, the yield
+ * and core.c's fair fast path (fair_pick_next()) without the pick's
+ * class tests.  NULL, nothing done, otherwise, or when prev just
+ * entered the class (full_pick: the full pick must look).
+ */
+static struct task *yield_pick_fair(struct rq *rq, struct task *prev)
+{
+	if (rq->nr_running != rq->cfs.nr_running || rq->cfs.full_pick)
+		return NULL;
+	yield_task_fair(rq);
+	return fair_pick_next(rq, prev);
+}
+
 /* Scheduling-context time of the donor: virtual runtime, deadline. */
 static void update_curr_fair(struct rq *rq, struct task *donor, uint64_t delta)
 {
@@ -782,6 +797,7 @@ const struct sched_class fair_sched_class = {
 	.enqueue_task = enqueue_task_fair,		/* rq->lock */
 	.dequeue_task = dequeue_task_fair,		/* rq->lock */
 	.yield_task = yield_task_fair,			/* rq->lock */
+	.yield_pick = yield_pick_fair,			/* rq->lock */
 	.wakeup_preempt = wakeup_preempt_fair,		/* rq->lock */
 	.pick_next_task = pick_next_task_fair,		/* rq->lock */
 	.put_prev_task = put_prev_task_fair,		/* rq->lock */

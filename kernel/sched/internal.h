@@ -166,6 +166,15 @@ struct sched_class {
 	void (*dequeue_task)(struct rq *rq, struct task *p, int flags);
 	/* rq->donor gives up the CPU voluntarily (yield()). */
 	void (*yield_task)(struct rq *rq);
+	/* Optional.  rq->curr yields and @prev, rq->donor (rq->curr, or
+	 * the blocked task it runs for), is of this class, and this class
+	 * alone decides what runs next
+	 * (nothing of a higher class is queued or would be pulled here):
+	 * then queue prev behind its equals and return the task the pick
+	 * would choose, put and set as the pick does them.  NULL, nothing
+	 * done, otherwise: yield_task() and the pick run.  yield() as one
+	 * step, without the pick's class tests. */
+	struct task *(*yield_pick)(struct rq *rq, struct task *prev);
 	/* @p of this class was just queued on @rq; preempt rq->donor
 	 * (resched_curr) if it should.  Only called when p and the donor are
 	 * of the same class; a higher class always preempts. */

@@ -245,10 +245,7 @@ static void dequeue_task_rt(struct rq *rq, struct task *p, int flags)
 /* Move @p to the tail of its level.  rq->lock held, p queued. */
 static void requeue_task_rt(struct rq *rq, struct task *p)
 {
-	struct list_head *q = &rq->rt.queue[p->rt.level];
-
-	list_del_init(&p->rt.run_list);
-	list_add_tail(&p->rt.run_list, q);
+	list_move_tail(&p->rt.run_list, &rq->rt.queue[p->rt.level]);
 }
 
 /*
@@ -366,6 +363,28 @@ struct task *rt_pick_next(struct rq *rq, struct task *prev)
 	p = list_first_entry(&rq->rt.queue[rt_next_level(&rq->rt, 0)],
 			     struct task, rt.run_list);
 	rt_queue_push(rq);
+	return p;
+}
+
+/*
+ * yield() of @prev, the running RT donor, as one step (the class op's
+ * conditions, internal.h): the pick's RT fast path, with prev queued
+ * behind its equals first.  No higher class may run here or be pulled
+ * here, and prev stays queued at its level (this CPU does not lower its
+ * priority: no RT pull).  NULL, nothing done, otherwise.  rq->lock held.
+ */
+static struct task *yield_pick_rt(struct rq *rq, struct task *prev)
+{
+	struct rt_rq *rt = &rq->rt;
+	struct task *p;
+
+	if (rq->dl.dl_nr_running || (rq->stop && rq->stop->on_rq) ||
+	    rt_stepping_aside(rq) || (sched_smp && dl_pull_due(rq)))
+		return NULL;
+	requeue_task_rt(rq, prev);
+	p = list_first_entry(&rt->queue[rt_next_level(rt, 0)], struct task,
+			     rt.run_list);
+	rt_queue_push(rq);		/* set_next_task_rt() */
 	return p;
 }
 
@@ -679,6 +698,7 @@ const struct sched_class rt_sched_class = {
 	.enqueue_task = enqueue_task_rt,	/* rq->lock */
 	.dequeue_task = dequeue_task_rt,	/* rq->lock */
 	.yield_task = yield_task_rt,		/* rq->lock */
+	.yield_pick = yield_pick_rt,		/* rq->lock */
 	.wakeup_preempt = wakeup_preempt_rt,	/* rq->lock */
 	.pick_next_task = pick_next_task_rt,	/* rq->lock */
 	.put_prev_task = put_prev_task_rt,	/* rq->lock */
