@@ -747,7 +747,7 @@ void sched_smp_begin(void)
 
 	spin_lock_raw(&rq->lock);
 	sched_smp = true;
-	dl_rq_publish(rq);	/* cpudl, dlo_mask, then RT's cpupri and overload */
+	dl_rq_changed(rq);	/* cpudl, dlo_mask, then RT's cpupri and overload */
 	spin_unlock_raw(&rq->lock);
 	arch_irq_restore(flags);
 }

@@ -58,7 +58,7 @@ static struct task *dl_first(struct rq *rq)
 /* Tell cpudl, dlo_mask and the RT class what @rq looks like now (after
  * dl_nr_running or the earliest deadline changed).  rq->lock held.
  * cpudl and dlo_mask only once another CPU may read them (sched_smp). */
-static void dl_rq_changed(struct rq *rq)
+void dl_rq_changed(struct rq *rq)
 {
 	int cpu = cpu_of(rq);
 	struct task *first = dl_first(rq);
@@ -75,11 +75,6 @@ static void dl_rq_changed(struct rq *rq)
 		__atomic_fetch_and(&dlo_mask, ~(1ULL << cpu), __ATOMIC_RELAXED);
 rt:
 	rt_dl_changed(rq);
-}
-
-void dl_rq_publish(struct rq *rq)
-{
-	dl_rq_changed(rq);
 }
 
 static void __enqueue_dl(struct rq *rq, struct task *p)

@@ -1,7 +1,8 @@
 /*
  * fair.c - the fair class: EEVDF, as Linux has used since 6.6
  * (kernel/sched/fair.c), for SCHED_NORMAL tasks.  CPU selection and the
- * load balancer that spreads them over the CPUs are in fair_balance.c.
+ * load balancer that spreads them over the CPUs are in fair_balance.c,
+ * a task's weight and slice (sched_setattr) in fair_params.c.
  *
  * Earliest Eligible Virtual Deadline First.  Every task has a weight from
  * its nice level (Linux's sched_prio_to_weight, nice 0 = 1024) and a
@@ -58,27 +59,11 @@
 #include "fair_internal.h"
 #include "timer.h"
 
-#define SCHED_BASE_SLICE_NS (3 * NSEC_PER_MSEC)
 /* How far (virtual ns) min_vruntime, the base of the keys, may trail the
  * running entity before update_curr_fair() moves it on.  Only the keys'
  * size depends on it (V and eligibility do not): a millisecond keeps
  * the products of vruntime_eligible() far from overflow. */
 #define MIN_VRUNTIME_SLACK_NS ((int64_t)NSEC_PER_MSEC)
-
-/*
- * Linux's table: nice -20..19; each step is ~10% of CPU time between two
- * competing tasks (weights ~1.25 apart).
- */
-static const unsigned long sched_prio_to_weight[40] = {
-	/* -20 */ 88761, 71755, 56483, 46273, 36291,
-	/* -15 */ 29154, 23254, 18705, 14949, 11916,
-	/* -10 */ 9548, 7620, 6100, 4904, 3906,
-	/*  -5 */ 3121, 2501, 1991, 1586, 1277,
-	/*   0 */ 1024, 820, 655, 526, 423,
-	/*   5 */ 335, 272, 215, 172, 137,
-	/*  10 */ 110, 87, 70, 56, 45,
-	/*  15 */ 36, 29, 23, 18, 15,
-};
 
 /* delta ns of real time in @se's virtual time. */
 static inline uint64_t calc_delta_fair(uint64_t delta, const struct sched_entity *se)
@@ -86,15 +71,6 @@ static inline uint64_t calc_delta_fair(uint64_t delta, const struct sched_entity
 	if (se->weight != NICE_0_LOAD)
 		delta = delta * NICE_0_LOAD / se->weight;
 	return delta;
-}
-
-/* a * b / c without overflowing the product (|a| * b may exceed 2^63):
- * a = q*c + r, so a*b/c = q*b + r*b/c with |r| < c. */
-static inline int64_t mul_div_s64(int64_t a, uint64_t b, uint64_t c)
-{
-	int64_t q = a / (int64_t)c, r = a % (int64_t)c;
-
-	return q * (int64_t)b + r * (int64_t)b / (int64_t)c;
 }
 
 /* ---- V: the weighted average vruntime -------------------------------- */
@@ -755,39 +731,6 @@ static void switched_to_fair(struct rq *rq, struct task *p)
 {
 	if (rq->donor == p)
 		rq->cfs.full_pick = true;
-}
-
-/* ---- Parameters --------------------------------------------------------- */
-
-/*
- * Weight from p->static_prio, slice from @attr.  p is not queued (the
- * caller dequeued it with DEQUEUE_SAVE, or it sleeps, or it is new).  A
- * weight change keeps the lag w * vlag, so vlag (and a relative deadline)
- * scale by old/new weight, as Linux's reweight_entity.  A task entering
- * the class from another starts afresh at V.
- */
-void fair_set_params(struct task *p, const struct sched_attr *attr)
-{
-	struct sched_entity *se = &p->se;
-	int idx = p->static_prio - NICE_TO_PRIO(NICE_MIN);
-	unsigned long w;
-
-	BUG_ON(se->on_rq);
-	if (idx < 0 || idx >= (int)ARRAY_SIZE(sched_prio_to_weight))
-		panic("fair_set_params: %s has static_prio %d", p->name, p->static_prio);
-	w = sched_prio_to_weight[idx];
-	if (p->sched_class != &fair_sched_class) {
-		se->vlag = 0;
-		se->rel_deadline = false;
-	} else if (se->weight && se->weight != w) {
-		se->vlag = mul_div_s64(se->vlag, se->weight, w);
-		if (se->rel_deadline)
-			se->deadline = (uint64_t)mul_div_s64((int64_t)se->deadline,
-							     se->weight, w);
-	}
-	se->weight = w;
-	se->custom_slice = attr && attr->slice_ns;
-	se->slice = se->custom_slice ? attr->slice_ns : SCHED_BASE_SLICE_NS;
 }
 
 const struct sched_class fair_sched_class = {

@@ -1,8 +1,9 @@
 /*
  * fair_internal.h - what the fair class's files share: fair.c (EEVDF:
  * the queue, the pick, the class table), fair_balance.c (SMP: CPU
- * selection at wakeup and load balancing between CPUs) and fair_verify.c
- * (the invariant checker the tests use).  Nothing else
+ * selection at wakeup and load balancing between CPUs), fair_params.c
+ * (weight and slice) and fair_verify.c (the invariant checker the tests
+ * use).  Nothing else
  * includes it; what core.c needs from the class is in internal.h.
  */
 #ifndef SCHED_FAIR_INTERNAL_H
@@ -11,6 +12,8 @@
 
 /* Weight of a nice-0 task; also the unit of virtual time. */
 #define NICE_0_LOAD 1024UL
+/* A request's length unless the task asks for its own (sched_attr). */
+#define SCHED_BASE_SLICE_NS (3 * NSEC_PER_MSEC)
 
 static inline struct task *task_of(struct sched_entity *se)
 {
@@ -36,6 +39,15 @@ static inline bool entity_before(const struct sched_entity *a,
 static inline int64_t entity_key(const struct cfs_rq *cfs, const struct sched_entity *se)
 {
 	return (int64_t)(se->vruntime - cfs->min_vruntime);
+}
+
+/* a * b / c without overflowing the product (|a| * b may exceed 2^63):
+ * a = q*c + r, so a*b/c = q*b + r*b/c with |r| < c. */
+static inline int64_t mul_div_s64(int64_t a, uint64_t b, uint64_t c)
+{
+	int64_t q = a / (int64_t)c, r = a % (int64_t)c;
+
+	return q * (int64_t)b + r * (int64_t)b / (int64_t)c;
 }
 
 /* fair.c: V, the queue's weighted average vruntime; is @vruntime

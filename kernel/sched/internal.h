@@ -450,8 +450,9 @@ void dl_task_dead(struct task *p);
  */
 extern bool sched_smp;
 /* deadline.c: publish @rq's deadline state (cpudl, overload, the RT
- * class's view) again; sched_smp_begin().  rq->lock held. */
-void dl_rq_publish(struct rq *rq);
+ * class's view), after a change or for sched_smp_begin().  rq->lock
+ * held. */
+void dl_rq_changed(struct rq *rq);
 
 /* stop_task.c (stop_one_cpu and stop_machine are in sched.h) */
 void stop_init_cpu(struct cpu *c);

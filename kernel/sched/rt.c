@@ -281,7 +281,18 @@ static void wakeup_preempt_rt(struct rq *rq, struct task *p)
 		resched_curr(rq);
 }
 
-/* rq->lock held.  O(1): first set bit, head of that level. */
+/* The most important queued task: O(1), the first set bit and the
+ * head of that level.  At least one queued; rq->lock held.  The fast
+ * paths' (rt_pick_next(), yield_pick_rt()). */
+static inline struct task *rt_first(struct rt_rq *rt)
+{
+	int lvl = rt_next_level(rt, 0);
+
+	DEBUG_ASSERT(lvl < RT_NR_LEVELS);
+	return list_first_entry(&rt->queue[lvl], struct task, rt.run_list);
+}
+
+/* rq->lock held.  rt_first(), with the level checked always. */
 static struct task *pick_next_task_rt(struct rq *rq)
 {
 	struct rt_rq *rt = &rq->rt;
@@ -360,8 +371,7 @@ struct task *rt_pick_next(struct rq *rq, struct task *prev)
 		return NULL;
 	if (prev->sched_class != &rt_sched_class)	/* put_prev_task_rt: nothing */
 		prev->sched_class->put_prev_task(rq, prev);
-	p = list_first_entry(&rq->rt.queue[rt_next_level(&rq->rt, 0)],
-			     struct task, rt.run_list);
+	p = rt_first(&rq->rt);
 	rt_queue_push(rq);
 	return p;
 }
@@ -375,15 +385,13 @@ struct task *rt_pick_next(struct rq *rq, struct task *prev)
  */
 static struct task *yield_pick_rt(struct rq *rq, struct task *prev)
 {
-	struct rt_rq *rt = &rq->rt;
 	struct task *p;
 
 	if (rq->dl.dl_nr_running || (rq->stop && rq->stop->on_rq) ||
 	    rt_stepping_aside(rq) || (sched_smp && dl_pull_due(rq)))
 		return NULL;
 	requeue_task_rt(rq, prev);
-	p = list_first_entry(&rt->queue[rt_next_level(rt, 0)], struct task,
-			     rt.run_list);
+	p = rt_first(&rq->rt);
 	rt_queue_push(rq);		/* set_next_task_rt() */
 	return p;
 }

@@ -167,18 +167,11 @@ struct trace_w {
 	unsigned long flags;
 };
 
-/* This CPU's recording state.  Interrupts off: the CPU cannot change
- * under the caller. */
-static __always_inline struct trace_cpu *this_tc(void)
-{
-	return trace_this_cpu();
-}
-
 static __always_inline void trace_start(struct trace_w *w)
 {
 	w->flags = arch_irq_save();
 	/* Interrupts off: this CPU stays this CPU until trace_stop(). */
-	w->tc = this_tc();
+	w->tc = trace_this_cpu();
 }
 
 static __always_inline void trace_stop(struct trace_w *w)
@@ -383,13 +376,13 @@ void __trace_switch(struct task *prev, struct task *next, struct task *donor)
 		return;
 	}
 	DEBUG_ASSERT(!arch_irqs_enabled());
-	trace_record_switch(this_tc(), prev, next);
+	trace_record_switch(trace_this_cpu(), prev, next);
 }
 
 void __trace_proxy_hop(struct task *donor, struct task *p, struct mutex *m)
 {
 	unsigned long flags = arch_irq_save();
-	struct trace_cpu *tc = this_tc();
+	struct trace_cpu *tc = trace_this_cpu();
 	unsigned i;
 
 	if (p == donor || tc->chain_donor != donor) {
