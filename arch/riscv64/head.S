@@ -35,6 +35,17 @@ rv_boot_entry:
 	csrw	sie, zero
 	csrci	sstatus, 2		/* SIE off until the kernel is ready */
 	/*
+	 * gp: the linker turns an access to a global within 2 KiB of
+	 * __global_pointer$ (the small data, riscv64.ld) into one gp-relative
+	 * instruction instead of two.  Set pc-relatively, so right wherever
+	 * the image runs; never changed after (no user mode), on every hart.
+	 * norelax: this lla must not itself become "mv gp, gp".
+	 */
+	.option	push
+	.option	norelax
+	lla	gp, __global_pointer$
+	.option	pop
+	/*
 	 * Only the first hart to get here boots.  OpenSBI 1.1's hart_start
 	 * marks the hart START_PENDING before it stores that hart's start
 	 * address, so a hart already polling its state can run off to the
@@ -109,6 +120,10 @@ rv_late_hart:				/* see rv_boot_entry; a0 = hart id */
 rv_secondary_entry:
 	csrw	sie, zero
 	csrci	sstatus, 2
+	.option	push
+	.option	norelax
+	lla	gp, __global_pointer$	/* as rv_boot_entry */
+	.option	pop
 	ld	t0, 0(a1)		/* satp */
 	sfence.vma
 	csrw	satp, t0
