@@ -20,7 +20,9 @@
 struct cpu;
 
 typedef struct spinlock {
-	volatile uint32_t locked;	/* ticket-free test-and-set word */
+	/* Test-and-set, no tickets.  A machine word: riscv64 swaps it with
+	 * amoswap.d, whose result needs no sign extension to be tested. */
+	volatile unsigned long locked;
 	struct cpu *owner;		/* CPU holding it, for the checks */
 	const char *name;
 } spinlock_t;
