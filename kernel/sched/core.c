@@ -198,6 +198,13 @@ void update_rq_clock(struct rq *rq)
 	rq->clock_stale = false;
 }
 
+/* __schedule()'s second, rare, clock update: out of line, so that the
+ * common one does not keep the clock's addresses in registers for it. */
+static __attribute__((noinline, cold)) void update_rq_clock_again(struct rq *rq)
+{
+	update_rq_clock(rq);
+}
+
 /*
  * The one accounting path for every class.  Execution time since the
  * last update goes to rq->curr, the task that ran; the same delta of
@@ -346,8 +353,7 @@ static inline __attribute__((always_inline)) struct task *pick_next_task(struct 
 		if (p)
 			return p;
 	}
-	if (rq->rt.rt_nr_running && !rq->dl.dl_nr_running &&
-	    !(rq->stop && rq->stop->on_rq) &&
+	if (rq->rt.rt_nr_running && rq_only_rt_fair(rq) &&
 	    (!sched_smp || (!dl_pull_due(rq) &&
 			    ((prev->sched_class == &rt_sched_class && prev->on_rq) ||
 			     !rt_pull_due(rq))))) {
@@ -422,23 +428,38 @@ static void run_pending_pushes(struct rq *rq)
 	}
 }
 
+/* __finish_task_switch() for a @prev that exited. */
+static __attribute__((noinline)) void finish_dead_task(struct rq *rq,
+						       struct task *prev)
+{
+	/* Decide before on_cpu drops: after that a joiner may free prev. */
+	bool reap = prev->detached;
+
+	smp_store_release(&prev->on_cpu, 0);
+	if (rq->push_pending)
+		run_pending_pushes(rq);
+	spin_unlock_raw(&rq->lock);
+	if (reap)
+		task_free(prev);
+}
+
 /* Inlined into __schedule(); a new thread's first run calls it through
  * finish_task_switch(). */
 static inline __attribute__((always_inline)) void __finish_task_switch(void)
 {
 	struct rq *rq = this_rq();
 	struct task *prev = rq->prev;
-	/* Decide before on_cpu drops: after that a joiner may free prev. */
-	bool reap = prev->state == TASK_DEAD && prev->detached;
 
 	rq->prev = NULL;
+	if (__builtin_expect(prev->state == TASK_DEAD, 0)) {
+		finish_dead_task(rq, prev);
+		return;
+	}
 	/* prev's registers are saved: from here another CPU may run it. */
 	smp_store_release(&prev->on_cpu, 0);
 	if (__builtin_expect(rq->push_pending != 0, 0))
 		run_pending_pushes(rq);
 	spin_unlock_raw(&rq->lock);
-	if (reap)
-		task_free(prev);
 }
 
 void finish_task_switch(void)
@@ -474,7 +495,8 @@ static __attribute__((noinline)) struct task *pick_proxy(struct rq *rq,
 #define SM_YIELD 2		/* yield(): prev gives up the CPU first */
 
 /*
- * __schedule - pick the next task and switch to it.
+ * __schedule_mode - pick the next task and switch to it (__schedule(),
+ * yield()).
  * @mode: SM_PREEMPT when called for preemption (interrupt exit,
  * preempt_enable); then a task that set TASK_SLEEPING but has not yet
  * called schedule() stays queued.  SM_YIELD: the donor's class gives up
@@ -496,7 +518,7 @@ static __attribute__((noinline)) struct task *pick_proxy(struct rq *rq,
  * lock was dropped is not lost; find_proxy_task sets it when it lets
  * idle run only until prev is off the CPU.
  */
-static void __schedule(int mode)
+static inline __attribute__((always_inline)) void __schedule_mode(int mode)
 {
 	struct cpu *c = this_cpu();
 	struct rq *rq = c->rq;
@@ -505,16 +527,20 @@ static void __schedule(int mode)
 
 	spin_lock_raw(&rq->lock);
 	update_rq_clock(rq);
-	__update_curr(rq);
 	prev_donor = rq->donor;
 	if (mode == SM_YIELD && prev->state == TASK_RUNNING &&
 	    prev_donor->sched_class->yield_pick) {
-		donor = prev_donor->sched_class->yield_pick(rq, prev_donor);
+		/* The class charges the donor's time itself (its
+		 * ->update_curr's work, inline there): one call, not two. */
+		donor = prev_donor->sched_class->yield_pick(rq, prev_donor,
+							    update_curr_common(rq));
 		if (donor) {
 			WRITE_ONCE(c->need_resched, false);
 			rq->nr_picks++;
 			goto picked;
 		}
+	} else {
+		__update_curr(rq);
 	}
 	if (mode == SM_YIELD)
 		rq->donor->sched_class->yield_task(rq);
@@ -537,8 +563,8 @@ picked:
 	 * while holding it: 38 ms seen): next starts now, not when this
 	 * pass began, or its first charge, and its donor's budget, would
 	 * include the wait (a deadline donor throttled at once). */
-	if (rq->clock_stale)
-		update_rq_clock(rq);
+	if (__builtin_expect(rq->clock_stale, 0))
+		update_rq_clock_again(rq);
 	donor = rq->donor;
 	if (donor != prev_donor)
 		rq_donor_changed(rq);
@@ -569,27 +595,42 @@ picked:
 	__finish_task_switch();
 }
 
+/* __schedule_mode() for schedule() and preemption: one copy. */
+static __attribute__((noinline)) void __schedule(int mode)
+{
+	__schedule_mode(mode);
+}
+
+static void __attribute__((noinline, cold, noreturn)) schedule_atomic(struct cpu *c)
+{
+	panic("schedule() while atomic (preempt_count %#x) in task %s",
+	      c->preempt_count, c->curr->name);
+}
+
 /* schedule() and yield(): task context, never while atomic. */
-static void schedule_mode(int mode)
+void schedule(void)
 {
 	unsigned long flags = arch_irq_save();
 	struct cpu *c = this_cpu();
 
 	if (c->preempt_count != 0)
-		panic("schedule() while atomic (preempt_count %#x) in task %s",
-		      c->preempt_count, c->curr->name);
-	__schedule(mode);
+		schedule_atomic(c);
+	__schedule(SM_NONE);
 	arch_irq_restore(flags);
 }
 
-void schedule(void)
-{
-	schedule_mode(SM_NONE);
-}
-
+/* As schedule(), with its own copy of __schedule_mode(SM_YIELD): a
+ * yield is the switch RTOS code makes most often, and the copy saves a
+ * call, a second frame and the tests of the mode. */
 void yield(void)
 {
-	schedule_mode(SM_YIELD);
+	unsigned long flags = arch_irq_save();
+	struct cpu *c = this_cpu();
+
+	if (c->preempt_count != 0)
+		schedule_atomic(c);
+	__schedule_mode(SM_YIELD);
+	arch_irq_restore(flags);
 }
 
 /* ---- Preemption and interrupts -------------------------------------- */

@@ -241,6 +241,29 @@ static void __dequeue_entity(struct cfs_rq *cfs, struct sched_entity *se)
 }
 
 /*
+ * @new (not in the tree) takes the place of @old, the tree's only node
+ * (two runnable tasks: the commonest switch): any order is right, no
+ * neighbour to look at, no subtree to update, and V's sums are @new's
+ * alone.
+ */
+static inline __attribute__((always_inline)) void
+__replace_only(struct cfs_rq *cfs, struct sched_entity *old,
+	       struct sched_entity *new)
+{
+	struct rb_root_cached *tree = &cfs->tasks_timeline;
+
+	DEBUG_ASSERT(tree->rb_root.rb_node == &old->run_node &&
+		     cfs->avg_load == old->weight);
+	new->run_node = old->run_node;	/* no parent, black, no children */
+	tree->rb_root.rb_node = &new->run_node;
+	tree->rb_leftmost = &new->run_node;
+	RB_CLEAR_NODE(&old->run_node);
+	cfs->avg_vruntime = entity_key(cfs, new) * (int64_t)new->weight;
+	cfs->avg_load = new->weight;
+	new->min_vruntime = new->vruntime;
+}
+
+/*
  * @new (not in the tree) takes @old's place if that is where
  * __enqueue_entity() would put it once @old is gone (after every entity
  * of deadline <= its own): the same order as dequeue + enqueue, without
@@ -254,16 +277,8 @@ static bool __replace_entity(struct cfs_rq *cfs, struct sched_entity *old,
 	struct rb_root_cached *tree = &cfs->tasks_timeline;
 	struct rb_node *before, *after, *parent;
 
-	/* The only node (two runnable tasks: the commonest switch): any
-	 * order is right, no neighbour to look at, no subtree to update. */
 	if (tree->rb_root.rb_node == o && !o->rb_left && !o->rb_right) {
-		*n = *o;
-		tree->rb_root.rb_node = n;
-		tree->rb_leftmost = n;
-		RB_CLEAR_NODE(o);
-		avg_vruntime_sub(cfs, old);
-		avg_vruntime_add(cfs, new);
-		new->min_vruntime = new->vruntime;
+		__replace_only(cfs, old, new);
 		return true;
 	}
 	/* @old is usually the leftmost: the pick's first candidate. */
@@ -426,6 +441,32 @@ static bool update_deadline(struct sched_entity *se)
 	return true;
 }
 
+/* Scheduling-context time of the donor: virtual runtime, deadline.
+ * The class op is update_curr_fair(); a yield's charge does not ask for
+ * a resched (@resched false): the pick follows. */
+static inline __attribute__((always_inline)) void
+__update_curr_fair(struct rq *rq, struct task *donor, uint64_t delta,
+		   bool resched)
+{
+	struct cfs_rq *cfs = &rq->cfs;
+	struct sched_entity *curr = &donor->se;
+
+	BUG_ON(cfs->curr != curr);
+	curr->vruntime += calc_delta_fair(delta, curr);
+	if (update_deadline(curr) && resched && cfs->nr_running > 1)
+		resched_curr(rq);
+	/* The key base may trail by up to MIN_VRUNTIME_SLACK_NS: keys stay
+	 * small, and a switch does not pay for its upkeep each time. */
+	if (__builtin_expect((int64_t)(curr->vruntime - cfs->min_vruntime) >
+			     MIN_VRUNTIME_SLACK_NS, 0))
+		update_min_vruntime(cfs);
+}
+
+static void update_curr_fair(struct rq *rq, struct task *donor, uint64_t delta)
+{
+	__update_curr_fair(rq, donor, delta, true);
+}
+
 /* Bring the running task's vruntime up to rq->clock_ns before V is used:
  * through core's one accounting path, which calls update_curr_fair. */
 static void sync_curr(struct rq *rq)
@@ -445,26 +486,54 @@ static void sync_curr(struct rq *rq)
  * interrupt per request at most, where moving the timer on every switch
  * would cost a queue operation per switch.  For a curr that runs (not
  * parked: callers check).
+ *
+ * hrtick_expiry(): when it must fire to end the request of @se, which
+ * runs.
  */
-static inline void hrtick_start(struct rq *rq)
+static inline __attribute__((always_inline)) uint64_t
+hrtick_expiry(struct rq *rq, struct sched_entity *se)
 {
-	struct sched_entity *se = rq->cfs.curr;
-	struct timer *t = &rq->cfs.hrtick;
-	uint64_t expiry;
-	int64_t vleft;
+	int64_t vleft = (int64_t)(se->deadline - se->vruntime);
 
-	if (!se || rq->cfs.nr_running < 2 || rq != this_rq())
-		return;
-	DEBUG_ASSERT(!rq->cfs.curr_parked);	/* callers: curr runs */
-	vleft = (int64_t)(se->deadline - se->vruntime);
 	if (vleft < 0)
 		vleft = 0;
 	/* Back to real time, rounded up so the request is surely used up. */
-	expiry = rq->clock_ns + ((uint64_t)vleft * se->weight + NICE_0_LOAD - 1) / NICE_0_LOAD;
-	/* Only this CPU arms or fires it, and irqs are off: no race here. */
-	if (t->cpu == cpu_of(rq) && t->deadline_ns <= expiry)
+	return rq->clock_ns + ((uint64_t)vleft * se->weight + NICE_0_LOAD - 1) / NICE_0_LOAD;
+}
+
+/* Is the HRTICK armed to fire by @expiry?  Only this CPU arms or fires
+ * it, and irqs are off: no race here; armed (t->cpu set) means armed
+ * here. */
+static inline bool hrtick_armed_by(struct rq *rq, uint64_t expiry)
+{
+	struct timer *t = &rq->cfs.hrtick;
+
+	DEBUG_ASSERT(t->cpu < 0 || t->cpu == cpu_of(rq));
+	return t->cpu >= 0 && t->deadline_ns <= expiry;
+}
+
+static inline __attribute__((always_inline)) void
+__hrtick_start(struct rq *rq, struct sched_entity *se)
+{
+	uint64_t expiry;
+
+	DEBUG_ASSERT(se == rq->cfs.curr && rq->cfs.nr_running >= 2 &&
+		     rq == this_rq() && !rq->cfs.curr_parked);
+	expiry = hrtick_expiry(rq, se);
+	if (__builtin_expect(hrtick_armed_by(rq, expiry), 1))
 		return;
-	timer_arm(t, expiry);
+	timer_arm(&rq->cfs.hrtick, expiry);
+}
+
+/* For rq->cfs.curr, which runs (callers check), when someone else is
+ * queued and rq is this CPU's. */
+static inline void hrtick_start(struct rq *rq)
+{
+	struct sched_entity *se = rq->cfs.curr;
+
+	if (!se || rq->cfs.nr_running < 2 || rq != this_rq())
+		return;
+	__hrtick_start(rq, se);
 }
 
 static void task_tick_fair(struct rq *rq, struct task *p);
@@ -552,6 +621,18 @@ static void dequeue_task_fair(struct rq *rq, struct task *p, int flags)
  * first part, so a yielder that others trail in vruntime runs again; a
  * caller of yield() here expects someone else to run, as POSIX says.
  */
+static inline __attribute__((always_inline)) void
+__yield_entity(struct sched_entity *se, uint64_t least)
+{
+	se->vruntime = MAX((int64_t)(se->vruntime - least), 0) + least;
+	if ((int64_t)(se->deadline - se->vruntime) < 0)
+		se->deadline = se->vruntime;
+	se->deadline += calc_delta_fair(se->slice, se);
+	se->protect = false;
+	/* min_vruntime may lag behind now: only the keys' base, V does not
+	 * depend on it; the next update_curr_fair() advances it. */
+}
+
 static inline __attribute__((always_inline)) void yield_task_fair(struct rq *rq)
 {
 	struct cfs_rq *cfs = &rq->cfs;
@@ -560,14 +641,7 @@ static inline __attribute__((always_inline)) void yield_task_fair(struct rq *rq)
 
 	if (cfs->nr_running <= 1 || cfs->curr != se || !root)
 		return;
-	se->vruntime = MAX((int64_t)(se->vruntime - __node_2_se(root)->min_vruntime), 0) +
-		       __node_2_se(root)->min_vruntime;
-	if ((int64_t)(se->deadline - se->vruntime) < 0)
-		se->deadline = se->vruntime;
-	se->deadline += calc_delta_fair(se->slice, se);
-	se->protect = false;
-	/* min_vruntime may lag behind now: only the keys' base, V does not
-	 * depend on it; the next update_curr_fair() advances it. */
+	__yield_entity(se, __node_2_se(root)->min_vruntime);
 }
 
 /*
@@ -683,35 +757,79 @@ struct task *fair_pick_next(struct rq *rq, struct task *prev)
 	return task_of(se);
 }
 
-/*
- * yield() of @prev, the running fair donor, as one step (the class op's
- * conditions, internal.h): when every queued task is fair, the yield
- * and core.c's fair fast path (fair_pick_next()) without the pick's
- * class tests.  NULL, nothing done, otherwise, or when prev just
- * entered the class (full_pick: the full pick must look).
- */
-static struct task *yield_pick_fair(struct rq *rq, struct task *prev)
+/* yield_pick_fair() for all but two fair tasks. */
+static __attribute__((noinline)) struct task *
+yield_pick_fair_slow(struct rq *rq, struct task *prev, uint64_t delta)
 {
+	if (delta)
+		__update_curr_fair(rq, prev, delta, false);
 	if (rq->nr_running != rq->cfs.nr_running || rq->cfs.full_pick)
 		return NULL;
 	yield_task_fair(rq);
 	return fair_pick_next(rq, prev);
 }
 
-/* Scheduling-context time of the donor: virtual runtime, deadline. */
-static void update_curr_fair(struct rq *rq, struct task *donor, uint64_t delta)
+/* The end of yield_pick_fair() when it has work that calls out: the
+ * key base to move on, the HRTICK to arm for @next. */
+static __attribute__((noinline)) struct task *
+yield_pick_fair_finish(struct rq *rq, struct sched_entity *next)
+{
+	update_min_vruntime(&rq->cfs);
+	__hrtick_start(rq, next);
+	return task_of(next);
+}
+
+/*
+ * yield() of @prev, the running fair donor, as one step (the class op's
+ * conditions, internal.h): the charge of @delta, then, when every queued
+ * task is fair, the yield and core.c's fair fast path (fair_pick_next())
+ * without the pick's class tests.  NULL, only the charge done,
+ * otherwise, or when prev just entered the class (full_pick: the full
+ * pick must look).
+ *
+ * Two tasks, the commonest yield, here; the rest in
+ * yield_pick_fair_slow().  prev runs, the tree holds the other one.
+ * The yield moves prev's vruntime to at least the other's, so the other
+ * is eligible (V lies between the two) and prev only if at the other's
+ * vruntime; of the eligible the earlier deadline runs, a tie going to
+ * the queued one: the answer of __pick_eevdf(cfs, false) without V's
+ * sums.  This case calls nothing unless the key base must move on or
+ * the HRTICK be armed (yield_pick_fair_finish()), so that it needs no
+ * saved registers.
+ */
+static struct task *yield_pick_fair(struct rq *rq, struct task *prev,
+				    uint64_t delta)
 {
 	struct cfs_rq *cfs = &rq->cfs;
-	struct sched_entity *curr = &donor->se;
+	struct sched_entity *se = &prev->se, *next;
 
-	BUG_ON(cfs->curr != curr);
-	curr->vruntime += calc_delta_fair(delta, curr);
-	if (update_deadline(curr) && cfs->nr_running > 1)
-		resched_curr(rq);
-	/* The key base may trail by up to MIN_VRUNTIME_SLACK_NS: keys stay
-	 * small, and a switch does not pay for its upkeep each time. */
-	if ((int64_t)(curr->vruntime - cfs->min_vruntime) > MIN_VRUNTIME_SLACK_NS)
-		update_min_vruntime(cfs);
+	if (rq->nr_running != 2 || cfs->nr_running != 2 || cfs->full_pick)
+		return yield_pick_fair_slow(rq, prev, delta);
+	/* __update_curr_fair() but for the key base (below) and the
+	 * resched (this is the pick). */
+	BUG_ON(cfs->curr != se);
+	se->vruntime += calc_delta_fair(delta, se);
+	update_deadline(se);
+	next = __node_2_se(cfs->tasks_timeline.rb_root.rb_node);
+	DEBUG_ASSERT(se->on_rq && !cfs->curr_parked &&
+		     !next->run_node.rb_left && !next->run_node.rb_right &&
+		     next->min_vruntime == next->vruntime);
+	__yield_entity(se, next->vruntime);
+	if (se->vruntime == next->vruntime && entity_before(se, next))
+		next = se;
+	DEBUG_ASSERT(next == __pick_eevdf(cfs, false));
+	if (next != se) {
+		__replace_only(cfs, next, se);
+		cfs->curr = next;
+	}
+	next->protect = true;
+	/* prev's vruntime is the larger: the base may trail it by the
+	 * slack (see update_curr_fair()). */
+	if (__builtin_expect((int64_t)(se->vruntime - cfs->min_vruntime) >
+			     MIN_VRUNTIME_SLACK_NS ||
+			     !hrtick_armed_by(rq, hrtick_expiry(rq, next)), 0))
+		return yield_pick_fair_finish(rq, next);
+	return task_of(next);
 }
 
 /* Tick (core charged the time first): switch when someone else is the

@@ -167,14 +167,16 @@ struct sched_class {
 	/* rq->donor gives up the CPU voluntarily (yield()). */
 	void (*yield_task)(struct rq *rq);
 	/* Optional.  rq->curr yields and @prev, rq->donor (rq->curr, or
-	 * the blocked task it runs for), is of this class, and this class
-	 * alone decides what runs next
-	 * (nothing of a higher class is queued or would be pulled here):
-	 * then queue prev behind its equals and return the task the pick
-	 * would choose, put and set as the pick does them.  NULL, nothing
-	 * done, otherwise: yield_task() and the pick run.  yield() as one
-	 * step, without the pick's class tests. */
-	struct task *(*yield_pick)(struct rq *rq, struct task *prev);
+	 * the blocked task it runs for), is of this class.  First charge
+	 * @delta (0: nothing) as ->update_curr would: __schedule() does not.
+	 * Then, if this class alone decides what runs next (nothing of a
+	 * higher class is queued or would be pulled here), queue prev
+	 * behind its equals and return the task the pick would choose, put
+	 * and set as the pick does them.  NULL otherwise, with only the
+	 * charge done: yield_task() and the pick run.  yield() as one
+	 * step, without the pick's class tests or a second call. */
+	struct task *(*yield_pick)(struct rq *rq, struct task *prev,
+				   uint64_t delta);
 	/* @p of this class was just queued on @rq; preempt rq->donor
 	 * (resched_curr) if it should.  Only called when p and the donor are
 	 * of the same class; a higher class always preempts. */
@@ -384,6 +386,13 @@ static inline bool rt_pull_due(struct rq *rq)
 {
 	return READ_ONCE(rt_rto_mask) & ~(1ULL << cpu_of(rq));
 }
+/* Is every task queued on @rq RT or fair: no stopper, no deadline task?
+ * (nr_running counts every class but idle.)  The RT fast paths' test,
+ * one compare.  rq->lock held. */
+static inline bool rq_only_rt_fair(const struct rq *rq)
+{
+	return rq->nr_running == rq->rt.rt_nr_running + rq->cfs.nr_running;
+}
 /* deadline.c: would the deadline class's balance pull to @rq now?
  * Lockless look at the overloaded CPUs.  rq->lock held.  Inline: the
  * RT fast path asks at every pick. */
@@ -425,6 +434,26 @@ void rt_dl_changed(struct rq *rq);
  * CPU's RT budget), and its per-CPU period timer's callback. */
 void update_curr_rt(struct rq *rq, struct task *donor, uint64_t delta);
 void rt_period_timer_fn(struct timer *t);
+
+/*
+ * update_curr_rt() in two pieces, inline for yield_pick_rt() (rt.c).
+ * rt_charge_quick(): can @delta be charged to this CPU's RT budget
+ * with an add, the period still open and the budget not used up by it
+ * (else rt_bandwidth.c rolls the period or throttles)?  (The common case: an add and two compares.)
+ * rt_charge_slice(): charge it to @donor's RR slice.  rq->lock held.
+ */
+static inline bool rt_charge_quick(const struct rq *rq, uint64_t delta)
+{
+	return rq->clock_ns < rq->rt.period_end_ns &&
+	       rq->rt.rt_time_ns + delta <= rq->rt.throttle_at_ns;
+}
+
+static inline void rt_charge_slice(struct task *donor, uint64_t delta)
+{
+	if (donor->policy == SCHED_RR)
+		donor->rt.time_slice_ns -= delta < donor->rt.time_slice_ns ?
+					   delta : donor->rt.time_slice_ns;
+}
 /* deadline.c: check and account @attr's bandwidth for @p (0 or -EBUSY;
  * also releases p's old bandwidth when it leaves SCHED_DEADLINE), and copy
  * the parameters into p->dl. */

@@ -93,15 +93,20 @@ static void rt_update_cpupri(struct rq *rq)
 			   rt_cpupri_level(rq->rt.highest_prio));
 }
 
-static void rt_update_highest(struct rq *rq)
+/* The most important queued level is @h now. */
+static void rt_set_highest(struct rq *rq, int h)
 {
 	struct rt_rq *rt = &rq->rt;
-	int h = rt_next_level(rt, 0);
 
 	if (h == rt->highest_prio)
 		return;
 	WRITE_ONCE(rt->highest_prio, h);
 	rt_update_cpupri(rq);
+}
+
+static void rt_update_highest(struct rq *rq)
+{
+	rt_set_highest(rq, rt_next_level(&rq->rt, 0));
 }
 
 /*
@@ -219,7 +224,8 @@ static void enqueue_task_rt(struct rq *rq, struct task *p, int flags)
 	rt->rt_nr_migratory += p->rt.migratory;
 	rt->rt_nr_running++;
 	add_nr_running(rq, 1);
-	rt_update_highest(rq);
+	if (prio < rt->highest_prio)		/* no need to scan */
+		rt_set_highest(rq, prio);
 	rt_update_overload(rq);
 }
 
@@ -238,7 +244,8 @@ static void dequeue_task_rt(struct rq *rq, struct task *p, int flags)
 	rt->rt_nr_migratory -= p->rt.migratory;
 	rt->rt_nr_running--;
 	sub_nr_running(rq, 1);
-	rt_update_highest(rq);
+	if (lvl == rt->highest_prio)		/* else it stays */
+		rt_update_highest(rq);
 	rt_update_overload(rq);
 }
 
@@ -281,14 +288,15 @@ static void wakeup_preempt_rt(struct rq *rq, struct task *p)
 		resched_curr(rq);
 }
 
-/* The most important queued task: O(1), the first set bit and the
- * head of that level.  At least one queued; rq->lock held.  The fast
- * paths' (rt_pick_next(), yield_pick_rt()). */
+/* The most important queued task: O(1), the head of the highest level
+ * (kept by enqueue and dequeue: no scan of the bitmap).  At least one
+ * queued; rq->lock held.  The fast paths' (rt_pick_next(),
+ * yield_pick_rt()). */
 static inline struct task *rt_first(struct rt_rq *rt)
 {
-	int lvl = rt_next_level(rt, 0);
+	int lvl = rt->highest_prio;
 
-	DEBUG_ASSERT(lvl < RT_NR_LEVELS);
+	DEBUG_ASSERT(lvl < RT_NR_LEVELS && lvl == rt_next_level(rt, 0));
 	return list_first_entry(&rt->queue[lvl], struct task, rt.run_list);
 }
 
@@ -376,24 +384,51 @@ struct task *rt_pick_next(struct rq *rq, struct task *prev)
 	return p;
 }
 
-/*
- * yield() of @prev, the running RT donor, as one step (the class op's
- * conditions, internal.h): the pick's RT fast path, with prev queued
- * behind its equals first.  No higher class may run here or be pulled
- * here, and prev stays queued at its level (this CPU does not lower its
- * priority: no RT pull).  NULL, nothing done, otherwise.  rq->lock held.
- */
-static struct task *yield_pick_rt(struct rq *rq, struct task *prev)
+/* Does the RT class alone decide what runs after a yield here: nothing
+ * of a higher class queued or to be pulled, and RT not stepping aside?
+ * (prev stays queued at its level: the CPU does not lower its priority,
+ * so no RT pull.)  rq->lock held. */
+static inline bool rt_yield_alone(struct rq *rq)
 {
-	struct task *p;
+	return rq_only_rt_fair(rq) && !rt_stepping_aside(rq) &&
+	       !(sched_smp && dl_pull_due(rq));
+}
 
-	if (rq->dl.dl_nr_running || (rq->stop && rq->stop->on_rq) ||
-	    rt_stepping_aside(rq) || (sched_smp && dl_pull_due(rq)))
+/* yield_pick_rt() when the charge ends a period or the budget, or an
+ * RT task waits that another CPU might take (a push to ask for). */
+static __attribute__((noinline)) struct task *
+yield_pick_rt_slow(struct rq *rq, struct task *prev, uint64_t delta)
+{
+	if (delta)
+		update_curr_rt(rq, prev, delta);
+	if (!rt_yield_alone(rq))
 		return NULL;
 	requeue_task_rt(rq, prev);
-	p = rt_first(&rq->rt);
 	rt_queue_push(rq);		/* set_next_task_rt() */
-	return p;
+	return rt_first(&rq->rt);
+}
+
+/*
+ * yield() of @prev, the running RT donor, as one step (the class op's
+ * conditions, internal.h): the charge of @delta, then the pick's RT fast
+ * path, with prev queued behind its equals first.  NULL, only the charge
+ * done, unless rt_yield_alone().  The common case calls nothing, so that
+ * it needs no saved registers; the rest is yield_pick_rt_slow()'s.
+ * rq->lock held.
+ */
+static struct task *yield_pick_rt(struct rq *rq, struct task *prev,
+				  uint64_t delta)
+{
+	struct rt_rq *rt = &rq->rt;
+
+	if (__builtin_expect(!rt_charge_quick(rq, delta) || rt->overloaded, 0))
+		return yield_pick_rt_slow(rq, prev, delta);
+	rt_charge_slice(prev, delta);	/* update_curr_rt(), quick case */
+	rt->rt_time_ns += delta;
+	if (!rt_yield_alone(rq))
+		return NULL;
+	requeue_task_rt(rq, prev);
+	return rt_first(rt);		/* not overloaded: no push */
 }
 
 /* ---- RR -------------------------------------------------------------- */

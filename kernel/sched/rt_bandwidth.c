@@ -84,14 +84,11 @@ static __attribute__((noinline)) void rt_budget_check(struct rq *rq,
  */
 void update_curr_rt(struct rq *rq, struct task *donor, uint64_t delta)
 {
-	struct rt_rq *rt = &rq->rt;
+	bool quick = rt_charge_quick(rq, delta);
 
-	if (donor->policy == SCHED_RR)
-		donor->rt.time_slice_ns -= delta < donor->rt.time_slice_ns ?
-					   delta : donor->rt.time_slice_ns;
-	rt->rt_time_ns += delta;
-	if (__builtin_expect(rq->clock_ns >= rt->period_end_ns ||
-			     rt->rt_time_ns > rt->throttle_at_ns, 0))
+	rt_charge_slice(donor, delta);
+	rq->rt.rt_time_ns += delta;
+	if (__builtin_expect(!quick, 0))
 		rt_budget_check(rq, delta);
 }
 
