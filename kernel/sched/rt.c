@@ -272,7 +272,10 @@ static void requeue_prio_rt(struct rq *rq, struct task *p)
 		panic("rt: requeue %s from level %d to prio %d", p->name, lvl, prio);
 	rt_level_del(rt, p);
 	rt_level_add(rt, p, prio);
-	rt_update_highest(rq);
+	if (prio <= rt->highest_prio)		/* p's level is the top now */
+		rt_set_highest(rq, prio);
+	else if (lvl == rt->highest_prio)	/* the top may have emptied */
+		rt_update_highest(rq);
 }
 
 /* rq->lock held.  yield(): behind every task of the same level. */
