@@ -438,14 +438,16 @@ void rt_period_timer_fn(struct timer *t);
 /*
  * update_curr_rt() in two pieces, inline for yield_pick_rt() (rt.c).
  * rt_charge_quick(): can @delta be charged to this CPU's RT budget
- * with an add, the period still open and the budget not used up by it
- * (else rt_bandwidth.c rolls the period or throttles)?  (The common case: an add and two compares.)
+ * with an add, the period still open and the budget not used up by it,
+ * or used up already (throttled: its timer is set)?  Else
+ * rt_bandwidth.c rolls the period or throttles.  (The common case: an add and two compares.)
  * rt_charge_slice(): charge it to @donor's RR slice.  rq->lock held.
  */
 static inline bool rt_charge_quick(const struct rq *rq, uint64_t delta)
 {
 	return rq->clock_ns < rq->rt.period_end_ns &&
-	       rq->rt.rt_time_ns + delta <= rq->rt.throttle_at_ns;
+	       (rq->rt.rt_time_ns + delta <= rq->rt.throttle_at_ns ||
+		rq->rt.throttled);
 }
 
 static inline void rt_charge_slice(struct task *donor, uint64_t delta)
