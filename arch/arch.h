@@ -147,8 +147,7 @@ uintptr_t arch_virt_to_phys(uintptr_t va);
  * fault address) and a backtrace, then panic()s; a fault on a stack guard
  * page says "stack overflow in task '<name>'" (stack_guard_slot()).
  */
-void irq_enter(void);
-void irq_exit(void);
+/* irq_enter() and irq_exit() are inline, in cpu.h. */
 void timer_interrupt(void);
 void ipi_interrupt(void);
 

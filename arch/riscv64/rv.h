@@ -103,7 +103,12 @@ void rv_trap_init_hart(uintptr_t emergency_stack_top);
 void rv_time_init(void);
 void rv_relax_init(const char *cmdline);
 void rv_timer_init_hart(void);
-void rv_timer_irq_ack(void);
+/* The timer interrupt taken: mask it until arch_timer_arm() sets the
+ * next compare value (the pending bit stays set until then). */
+static inline void rv_timer_irq_ack(void)
+{
+	csr_clear(sie, SIE_STIE);
+}
 
 /* ---- MMU (mmu.c) ---------------------------------------------------- */
 extern uint64_t rv_satp;		/* value every hart loads */

@@ -119,11 +119,6 @@ void arch_timer_arm(uint64_t deadline_ns)
 	csr_set(sie, SIE_STIE);
 }
 
-void rv_timer_irq_ack(void)
-{
-	csr_clear(sie, SIE_STIE);
-}
-
 void arch_send_ipi(struct cpu *cpu)
 {
 	sbi_send_ipi_hart(cpu->arch_id);

@@ -10,6 +10,7 @@
 #ifndef BLOCKED_ON_H
 #define BLOCKED_ON_H
 #include "mutex.h"
+#include "sched.h"		/* struct task: get_task_blocked_on() */
 
 /* Number of tasks now blocked on any mutex (blocked_on not NULL; for
  * locking_set_mode and the tests).  Atomic. */
@@ -44,7 +45,16 @@ extern int mutex_nr_blocked;
 void set_task_blocked_on(struct task *p, struct mutex *m);
 void clear_task_blocked_on(struct task *p, struct mutex *m);
 bool set_task_blocked_on_waking(struct task *p, struct mutex *m);
-struct mutex *get_task_blocked_on(struct task *p);
+/* A snapshot: taking blocked_lock only to read one aligned word gives
+ * nothing more (the value may change as soon as the lock is dropped)
+ * and cost each proxy hop and PI walk step two lock round trips.
+ * Acquire: what the caller reads through the mutex after this read is
+ * not older than it (pairs with the lock release that published the
+ * value). */
+static inline struct mutex *get_task_blocked_on(struct task *p)
+{
+	return smp_load_acquire(&p->blocked_on);
+}
 
 /*
  * A small list of tasks to wake once wait_lock is dropped (wakeups under

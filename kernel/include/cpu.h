@@ -69,14 +69,12 @@ void preempt_enable(void);
  * were off (say, under a spinlock): if both are back on, do it now
  * rather than at the next interrupt.  spin_unlock() calls it. */
 void preempt_check_resched(void);
-bool in_interrupt(void);
 
 /*
  * The running task (rq->curr) and this CPU's preempt count, each read in
  * one instruction without masking interrupts: a task that migrates
  * between two of its instructions is still itself, and a task whose
- * count is non-zero cannot migrate.  For hot paths (mutex fast paths);
- * current() in sched.h is the same answer through a call.
+ * count is non-zero cannot migrate.  current() in sched.h is this.
  */
 static inline struct task *current_task(void)
 {
@@ -86,6 +84,35 @@ static inline struct task *current_task(void)
 static inline long this_cpu_preempt_count(void)
 {
 	return arch_this_cpu_read_int(offsetof(struct cpu, preempt_count));
+}
+
+/* In an interrupt handler?  One load: in task context every CPU the
+ * task may be on has no hardirq count. */
+static inline bool in_interrupt(void)
+{
+	return this_cpu_preempt_count() >= HARDIRQ_OFFSET;
+}
+
+/*
+ * Interrupt entry and exit, around the handler (the arch's trap entry
+ * calls them, interrupts disabled: arch.h).  irq_exit() is the
+ * preemption point for everything that runs; preempt_schedule_irq()
+ * (core.c) switches.  Inline: every interrupt pays them.
+ */
+void preempt_schedule_irq(void);
+
+static inline void irq_enter(void)
+{
+	this_cpu()->preempt_count += HARDIRQ_OFFSET;
+}
+
+static inline void irq_exit(void)
+{
+	struct cpu *c = this_cpu();
+
+	c->preempt_count -= HARDIRQ_OFFSET;
+	if (c->preempt_count == 0 && READ_ONCE(c->need_resched))
+		preempt_schedule_irq();
 }
 static inline int smp_processor_id(void) { return this_cpu()->id; }
 

@@ -204,8 +204,11 @@ void thread_exit(int code) __noreturn;
  * -EINVAL if @t is detached, the caller, or already joined. */
 int thread_join(struct task *t);
 
-/* The running task on this CPU (rq->curr). */
-struct task *current(void);
+/* The running task on this CPU (rq->curr): one load (cpu.h). */
+static inline struct task *current(void)
+{
+	return current_task();
+}
 /* Whose scheduling context this CPU runs with (rq->donor): current(), or
  * under proxy execution the blocked task current() runs on behalf of. */
 struct task *current_donor(void);

@@ -55,16 +55,6 @@ bool set_task_blocked_on_waking(struct task *p, struct mutex *m)
 	return marked;
 }
 
-/* A snapshot: taking blocked_lock only to read one aligned word gave
- * nothing more (the value may change as soon as the lock is dropped) and
- * cost each proxy hop and PI walk step two lock round trips.  Acquire:
- * what the caller reads through the mutex after this read is not older
- * than it (pairs with the lock release that published the value). */
-struct mutex *get_task_blocked_on(struct task *p)
-{
-	return smp_load_acquire(&p->blocked_on);
-}
-
 /* ---- Wake queue ------------------------------------------------------ */
 
 bool wake_q_add(struct wake_q *q, struct task *p, int *pin)

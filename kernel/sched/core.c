@@ -43,20 +43,6 @@ void sched_nop_rq_task(struct rq *rq, struct task *p)
 	(void)p;
 }
 
-const struct sched_class *policy_class(int policy)
-{
-	switch (policy) {
-	case SCHED_DEADLINE:
-		return &dl_sched_class;
-	case SCHED_FIFO:
-	case SCHED_RR:
-		return &rt_sched_class;
-	case SCHED_NORMAL:
-		return &fair_sched_class;
-	}
-	return NULL;
-}
-
 const char *task_class_name(const struct task *p)
 {
 	return READ_ONCE(p->sched_class)->name;
@@ -120,25 +106,28 @@ bool sched_prio_before(struct task *a, struct task *b)
 	return sched_own_before(pi_context(a), pi_context(b));
 }
 
-struct task *current(void)
-{
-	unsigned long flags = arch_irq_save();	/* no migration mid-read */
-	struct task *t = this_cpu()->curr;
 
-	arch_irq_restore(flags);
-	return t;
+/* task_rq_lock() when @p moved from @rq before its lock was ours. */
+static __attribute__((noinline)) struct rq *task_rq_lock_again(struct task *p,
+							    struct rq *rq)
+{
+	for (;;) {
+		spin_unlock_raw(&rq->lock);
+		rq = cpu_rq(READ_ONCE(p->cpu));
+		spin_lock_raw(&rq->lock);
+		if (rq == cpu_rq(READ_ONCE(p->cpu)))
+			return rq;
+	}
 }
 
 struct rq *task_rq_lock(struct task *p)
 {
-	for (;;) {
-		struct rq *rq = cpu_rq(READ_ONCE(p->cpu));
+	struct rq *rq = cpu_rq(READ_ONCE(p->cpu));
 
-		spin_lock_raw(&rq->lock);
-		if (rq == cpu_rq(READ_ONCE(p->cpu)))
-			return rq;
-		spin_unlock_raw(&rq->lock);
-	}
+	spin_lock_raw(&rq->lock);
+	if (__builtin_expect(rq == cpu_rq(READ_ONCE(p->cpu)), 1))
+		return rq;
+	return task_rq_lock_again(p, rq);
 }
 
 void double_rq_lock(struct rq *a, struct rq *b)
@@ -190,12 +179,6 @@ void resched_curr(struct rq *rq)
 	WRITE_ONCE(c->need_resched, true);
 	if (c != this_cpu())
 		smp_send(c->id, IPI_RESCHED);
-}
-
-void update_rq_clock(struct rq *rq)
-{
-	rq->clock_ns = clock_ns();
-	rq->clock_stale = false;
 }
 
 /* __schedule()'s second, rare, clock update: out of line, so that the
@@ -595,7 +578,7 @@ picked:
 	__finish_task_switch();
 }
 
-/* __schedule_mode() for schedule() and preemption: one copy. */
+/* __schedule_mode() for schedule(). */
 static __attribute__((noinline)) void __schedule(int mode)
 {
 	__schedule_mode(mode);
@@ -635,10 +618,13 @@ void yield(void)
 
 /* ---- Preemption and interrupts -------------------------------------- */
 
-static void preempt_schedule_irq(void)
+/* irq_exit()'s switch (cpu.h), and preempt_check_resched()'s.  With
+ * its own copy of __schedule_mode(SM_PREEMPT), as yield(): an
+ * interrupt's wakeup of a more important task comes through here. */
+void preempt_schedule_irq(void)
 {
 	do {
-		__schedule(SM_PREEMPT);
+		__schedule_mode(SM_PREEMPT);
 	} while (READ_ONCE(this_cpu()->need_resched));
 }
 
@@ -673,30 +659,6 @@ void preempt_check_resched(void)
 	if (c->preempt_count == 0 && c->need_resched)
 		preempt_schedule_irq();
 	arch_irq_restore(flags);
-}
-
-bool in_interrupt(void)
-{
-	unsigned long flags = arch_irq_save();
-	bool in = this_cpu()->preempt_count >= HARDIRQ_OFFSET;
-
-	arch_irq_restore(flags);
-	return in;
-}
-
-void irq_enter(void)
-{
-	this_cpu()->preempt_count += HARDIRQ_OFFSET;
-}
-
-/* Interrupt exit: the preemption point for everything that runs. */
-void irq_exit(void)
-{
-	struct cpu *c = this_cpu();
-
-	c->preempt_count -= HARDIRQ_OFFSET;
-	if (c->preempt_count == 0 && READ_ONCE(c->need_resched))
-		preempt_schedule_irq();
 }
 
 void scheduler_tick(void)

@@ -241,6 +241,36 @@ extern const struct sched_class stop_sched_class;
 extern const struct sched_class dl_sched_class;
 extern const struct sched_class rt_sched_class;
 extern const struct sched_class fair_sched_class;
+
+/* The class of a policy (SCHED_*), NULL for none.  Inline, as
+ * normal_prio(): inherit's boost and deboost ask each twice. */
+static inline const struct sched_class *policy_class(int policy)
+{
+	switch (policy) {
+	case SCHED_DEADLINE:
+		return &dl_sched_class;
+	case SCHED_FIFO:
+	case SCHED_RR:
+		return &rt_sched_class;
+	case SCHED_NORMAL:
+		return &fair_sched_class;
+	}
+	return NULL;
+}
+
+/* @p's prio from its own policy and parameters (Linux scale: DL_PRIO,
+ * 0..98 for RT, static_prio for fair), whatever it inherits. */
+static inline int normal_prio(const struct task *p)
+{
+	switch (p->policy) {
+	case SCHED_DEADLINE:
+		return DL_PRIO;
+	case SCHED_FIFO:
+	case SCHED_RR:
+		return MAX_RT_PRIO - 1 - p->rt_priority;
+	}
+	return p->static_prio;
+}
 extern const struct sched_class idle_sched_class;
 
 /* Every CPU's runqueue (core.c); struct cpu points at its own. */
@@ -265,14 +295,16 @@ static inline bool sched_class_above(const struct sched_class *a,
 	return a->rank > b->rank;
 }
 /* The class a policy belongs to. */
-const struct sched_class *policy_class(int policy);
-/* setattr.c: @p's prio from its own policy and parameters (Linux scale:
- * DL_PRIO, 0..98 for RT, static_prio for fair), whatever it inherits. */
-int normal_prio(const struct task *p);
 
 /* Ask rq's CPU to reschedule (IPI if remote).  rq->lock held. */
 void resched_curr(struct rq *rq);
-void update_rq_clock(struct rq *rq);
+/* rq->clock_ns = now.  Inline: a wakeup and a priority change each
+ * read the clock once, and the call cost as much as the read. */
+static inline void update_rq_clock(struct rq *rq)
+{
+	rq->clock_ns = clock_ns();
+	rq->clock_stale = false;
+}
 /* Charge time since the last update: execution time to rq->curr
  * (update_curr_common), scheduling-context time to rq->donor (the
  * donor's class ->update_curr).  rq->lock held. */

@@ -49,18 +49,6 @@ static int attr_valid(const struct sched_attr *a)
 	return -EINVAL;
 }
 
-int normal_prio(const struct task *p)
-{
-	switch (p->policy) {
-	case SCHED_DEADLINE:
-		return DL_PRIO;
-	case SCHED_FIFO:
-	case SCHED_RR:
-		return MAX_RT_PRIO - 1 - p->rt_priority;
-	}
-	return p->static_prio;
-}
-
 /* Write @attr into @p's generic fields and its class's parameters.
  * p is out of its class (dequeued / put), locks held. */
 static void set_params(struct task *p, const struct sched_attr *attr)

@@ -96,11 +96,12 @@ static void ttwu_activate(struct rq *rq, struct task *p, int flags,
 		p->sched_class->queue_push(rq);
 }
 
-static int select_cpu(struct task *p, int flags)
+/* select_cpu() but for its commonest case. */
+static __attribute__((noinline)) int select_cpu_class(struct task *p,
+						      int prev,
+						      uint64_t where,
+						      int flags)
 {
-	/* A donor lent to another CPU starts from the one it came from. */
-	int prev = p->wake_cpu >= 0 ? p->wake_cpu : p->cpu;
-	uint64_t where = task_cpus_online(p);
 	int cpu;
 
 	/* One online CPU allowed (pinned, or a lone CPU): every class may
@@ -118,6 +119,20 @@ static int select_cpu(struct task *p, int flags)
 		      p->sched_class->name, cpu, p->name,
 		      (unsigned long long)where);
 	return cpu;
+}
+
+/* The CPU @p wakes on (or, ENQUEUE_NEW, starts on).  Inline, the
+ * commonest case first: p may run only where it was (pinned there, or
+ * a lone CPU). */
+static inline int select_cpu(struct task *p, int flags)
+{
+	/* A donor lent to another CPU starts from the one it came from. */
+	int prev = p->wake_cpu >= 0 ? p->wake_cpu : p->cpu;
+	uint64_t where = task_cpus_online(p);
+
+	if (where == 1ULL << prev)
+		return prev;
+	return select_cpu_class(p, prev, where, flags);
 }
 
 /*
