@@ -199,11 +199,94 @@ static void trylock_other_cpu(struct ktest *t)
 	KEXPECT_EQ(t, x.b_got_after, 1);
 }
 
+/*
+ * A contended lock waits through an asm thunk (arch_spin_acquire(),
+ * arch.h) that must keep every register the caller may have live across
+ * the swap: the compiler sees no call there.  Ten values are forced into
+ * registers before the lock and read from them after it; one the thunk
+ * did not keep changes the sum.  (The same function, uncontended, gives
+ * the expected sum.)
+ */
+static __attribute__((noinline)) unsigned long live_across_lock(spinlock_t *l,
+								 unsigned long s)
+{
+	unsigned long v0 = s + 1, v1 = s * 3, v2 = s ^ 0x5a5a, v3 = s << 3,
+		      v4 = s >> 2, v5 = s * 7 + 1, v6 = ~s, v7 = s * s,
+		      v8 = s + 0x1234, v9 = s ^ (s >> 7), flags;
+
+	__asm__ __volatile__("" : "+r"(v0), "+r"(v1), "+r"(v2), "+r"(v3),
+			     "+r"(v4));
+	__asm__ __volatile__("" : "+r"(v5), "+r"(v6), "+r"(v7), "+r"(v8),
+			     "+r"(v9));
+	flags = spin_lock(l);
+	__asm__ __volatile__("" : "+r"(v0), "+r"(v1), "+r"(v2), "+r"(v3),
+			     "+r"(v4));
+	__asm__ __volatile__("" : "+r"(v5), "+r"(v6), "+r"(v7), "+r"(v8),
+			     "+r"(v9));
+	spin_unlock(l, flags);
+	return v0 ^ (v1 * 3) ^ (v2 + v3) ^ (v4 * v5) ^ (v6 - v7) ^ (v8 * v9);
+}
+
+struct live {
+	spinlock_t lock;
+	volatile int phase;	/* 1: held by the holder, 2: released */
+	unsigned long got;
+};
+
+static void live_holder(void *arg)
+{
+	struct live *x = arg;
+	unsigned long flags = spin_lock(&x->lock);
+	uint64_t until = clock_ns() + 2 * NSEC_PER_MSEC;
+
+	smp_mb();
+	x->phase = 1;
+	while (clock_ns() < until)	/* the waiter is spinning by now */
+		arch_cpu_relax();
+	spin_unlock(&x->lock, flags);
+	x->phase = 2;
+}
+
+static void live_waiter(void *arg)
+{
+	struct live *x = arg;
+
+	while (x->phase != 1)
+		arch_cpu_relax();
+	x->got = live_across_lock(&x->lock, 0x9e3779b97f4a7c15UL);
+}
+
+static void contended_wait_keeps_registers(struct ktest *t)
+{
+	static struct live x;
+	int cpus[2], n = 0;
+	struct task *h, *w;
+	unsigned long want;
+
+	for (int i = 0; i < ncpus && n < 2; i++)
+		if (cpu_by_id(i)->online)
+			cpus[n++] = i;
+	if (n < 2)
+		KSKIP(t, "needs >= 2 CPUs");
+	spin_init(&x.lock, "live-test");
+	x.phase = 0;
+	x.got = 0;
+	want = live_across_lock(&x.lock, 0x9e3779b97f4a7c15UL);
+	w = thread_create("spin-live-w", live_waiter, &x, cpus[1]);
+	KASSERT(t, w != NULL);
+	h = thread_create("spin-live-h", live_holder, &x, cpus[0]);
+	KASSERT(t, h != NULL);
+	thread_join(h);
+	thread_join(w);
+	KEXPECT_EQ(t, x.got, want);
+}
+
 static struct ktest_case spinlock_cases[] = {
 	KTEST_CASE_TIMEOUT(counter_exact_all_cpus, 120000),
 	KTEST_CASE(lock_masks_irqs_and_held),
 	KTEST_CASE(trylock_same_cpu),
 	KTEST_CASE(trylock_other_cpu),
+	KTEST_CASE(contended_wait_keeps_registers),
 	{ 0 },
 };
 KTEST_SUITE(spinlock, spinlock_cases);

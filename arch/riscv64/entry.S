@@ -136,6 +136,54 @@ rv_trap_entry:
 	csrrw	sp, sscratch, sp
 	sret
 
+/*
+ * rv_spin_contended: spin_lock_raw()'s wait for a held lock (arch_impl.h,
+ * arch_spin_acquire), entered with jal t0 and a0 = the lock, a1 = this
+ * CPU.  __spin_lock_contended(a0, a1) returns with the lock taken; every
+ * register a C call may clobber is kept, but t0, so that the inline swap
+ * looks like no call to the compiler.  s0 is the caller's: a backtrace
+ * from the wait (a recursive lock's panic) shows the locking function.
+ */
+	.globl rv_spin_contended
+	.balign 4
+rv_spin_contended:
+	addi	sp, sp, -128
+	sd	ra, 0(sp)
+	sd	t0, 8(sp)
+	sd	t1, 16(sp)
+	sd	t2, 24(sp)
+	sd	a0, 32(sp)
+	sd	a1, 40(sp)
+	sd	a2, 48(sp)
+	sd	a3, 56(sp)
+	sd	a4, 64(sp)
+	sd	a5, 72(sp)
+	sd	a6, 80(sp)
+	sd	a7, 88(sp)
+	sd	t3, 96(sp)
+	sd	t4, 104(sp)
+	sd	t5, 112(sp)
+	sd	t6, 120(sp)
+	call	__spin_lock_contended
+	ld	ra, 0(sp)
+	ld	t0, 8(sp)
+	ld	t1, 16(sp)
+	ld	t2, 24(sp)
+	ld	a0, 32(sp)
+	ld	a1, 40(sp)
+	ld	a2, 48(sp)
+	ld	a3, 56(sp)
+	ld	a4, 64(sp)
+	ld	a5, 72(sp)
+	ld	a6, 80(sp)
+	ld	a7, 88(sp)
+	ld	t3, 96(sp)
+	ld	t4, 104(sp)
+	ld	t5, 112(sp)
+	ld	t6, 120(sp)
+	addi	sp, sp, 128
+	jr	t0
+
 /* First code of a new task (arch_context_init: sp points at entry and
  * arg; the switch is inline asm in arch_impl.h).  ra = 0 and s0 = 0
  * (loaded by the switch) end the backtrace here. */

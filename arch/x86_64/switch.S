@@ -82,4 +82,40 @@ arch_check_callee_saved:
 	pop	%rbp
 	ret
 
+/*
+ * x86_spin_contended: spin_lock_raw()'s wait for a held lock (arch_impl.h,
+ * arch_spin_acquire), called with rdi = the lock, rsi = this CPU, as
+ * __spin_lock_contended() takes them.  It returns with the lock taken;
+ * every register is kept (the flags are declared clobbered), so that the
+ * inline swap looks like no call to the compiler.  The stack is aligned
+ * here: the asm's call site knows nothing of the ABI's alignment.
+ */
+	.globl	x86_spin_contended
+x86_spin_contended:
+	push	%rbp
+	mov	%rsp, %rbp
+	push	%rax
+	push	%rcx
+	push	%rdx
+	push	%rsi
+	push	%rdi
+	push	%r8
+	push	%r9
+	push	%r10
+	push	%r11
+	and	$-16, %rsp
+	call	__spin_lock_contended
+	lea	-72(%rbp), %rsp
+	pop	%r11
+	pop	%r10
+	pop	%r9
+	pop	%r8
+	pop	%rdi
+	pop	%rsi
+	pop	%rdx
+	pop	%rcx
+	pop	%rax
+	pop	%rbp
+	ret
+
 	.section .note.GNU-stack, "", @progbits

@@ -130,11 +130,14 @@ static inline void spin_lock_raw(spinlock_t *l)
 	struct cpu *c = this_cpu();
 
 	c->preempt_count++;
-	if (__builtin_expect(__atomic_exchange_n(&l->locked, 1,
-						 __ATOMIC_ACQUIRE), 0))
-		__spin_lock_contended(l, c);
+	/* The swap, and __spin_lock_contended() if the lock was held,
+	 * with no call the compiler sees (arch.h). */
+	arch_spin_acquire(l, c);
 	l->owner = c;
 }
+_Static_assert(offsetof(spinlock_t, locked) == 0 &&
+	       sizeof(((spinlock_t *)0)->locked) == sizeof(long),
+	       "arch_spin_acquire() swaps the first word of a spinlock");
 
 static inline void spin_unlock_raw(spinlock_t *l)
 {

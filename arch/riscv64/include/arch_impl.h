@@ -150,6 +150,29 @@ static inline bool arch_irqs_enabled(void)
 extern bool rv_relax_yields;
 void rv_relax_yield(void);
 
+struct spinlock;
+struct cpu;
+
+/* arch.h.  The thunk, rv_spin_contended (entry.S), is entered with
+ * jal t0 and keeps every register but t0. */
+static inline __attribute__((always_inline)) void
+arch_spin_acquire(struct spinlock *l, struct cpu *c)
+{
+	register struct spinlock *a0 __asm__("a0") = l;
+	register struct cpu *a1 __asm__("a1") = c;
+	unsigned long v;
+
+	__asm__ __volatile__(
+		"	li	%0, 1\n"
+		"	amoswap.d.aq %0, %0, (%1)\n"
+		"	beqz	%0, 1f\n"
+		"	jal	t0, rv_spin_contended\n"
+		"1:\n"
+		: "=&r"(v)
+		: "r"(a0), "r"(a1)
+		: "t0", "memory");
+}
+
 static inline void arch_cpu_relax(void)
 {
 	if (__builtin_expect(rv_relax_yields, 0))

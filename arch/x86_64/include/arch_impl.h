@@ -130,6 +130,28 @@ static inline bool arch_irqs_enabled(void)
 	return flags & X86_RFLAGS_IF;
 }
 
+struct spinlock;
+struct cpu;
+
+/* arch.h.  The thunk, x86_spin_contended (switch.S), keeps every
+ * register and takes its arguments where __spin_lock_contended() does
+ * (rdi, rsi).  xchg with memory is locked without a prefix. */
+static inline __attribute__((always_inline)) void
+arch_spin_acquire(struct spinlock *l, struct cpu *c)
+{
+	unsigned long v = 1;
+
+	__asm__ __volatile__(
+		"	xchg	%0, (%1)\n"
+		"	test	%0, %0\n"
+		"	jz	1f\n"
+		"	call	x86_spin_contended\n"
+		"1:\n"
+		: "+&r"(v)
+		: "D"(l), "S"(c)
+		: "cc", "memory");
+}
+
 static inline void arch_cpu_relax(void)
 {
 	/* Under QEMU TCG `pause` also hands the host thread to another vCPU,
