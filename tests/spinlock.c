@@ -230,18 +230,24 @@ static __attribute__((noinline)) unsigned long live_across_lock(spinlock_t *l,
 struct live {
 	spinlock_t lock;
 	volatile int phase;	/* 1: held by the holder, 2: released */
+	volatile int waiting;	/* the waiter is about to lock */
 	unsigned long got;
 };
 
+/* Hold the lock until the waiter has been waiting for it 2 ms (it says
+ * when it starts; 1 s at most for that). */
 static void live_holder(void *arg)
 {
 	struct live *x = arg;
 	unsigned long flags = spin_lock(&x->lock);
-	uint64_t until = clock_ns() + 2 * NSEC_PER_MSEC;
+	uint64_t until = clock_ns() + NSEC_PER_SEC;
 
 	smp_mb();
 	x->phase = 1;
-	while (clock_ns() < until)	/* the waiter is spinning by now */
+	while (!x->waiting && clock_ns() < until)
+		arch_cpu_relax();
+	until = clock_ns() + 2 * NSEC_PER_MSEC;
+	while (clock_ns() < until)	/* the waiter spins meanwhile */
 		arch_cpu_relax();
 	spin_unlock(&x->lock, flags);
 	x->phase = 2;
@@ -251,8 +257,10 @@ static void live_waiter(void *arg)
 {
 	struct live *x = arg;
 
-	while (x->phase != 1)
+	while (x->phase == 0)
 		arch_cpu_relax();
+	x->waiting = 1;
+	smp_mb();
 	x->got = live_across_lock(&x->lock, 0x9e3779b97f4a7c15UL);
 }
 
@@ -270,6 +278,7 @@ static void contended_wait_keeps_registers(struct ktest *t)
 		KSKIP(t, "needs >= 2 CPUs");
 	spin_init(&x.lock, "live-test");
 	x.phase = 0;
+	x.waiting = 0;
 	x.got = 0;
 	want = live_across_lock(&x.lock, 0x9e3779b97f4a7c15UL);
 	w = thread_create("spin-live-w", live_waiter, &x, cpus[1]);
