@@ -78,8 +78,9 @@ void wake_q_unlock(struct wake_q *q, spinlock_t *l, unsigned long flags)
 		return;
 	}
 	/* Not preempted between dropping @l and the last unpin: the woken
-	 * tasks wait for their pins (see struct wake_q). */
-	preempt_disable();
+	 * tasks wait for their pins (see struct wake_q).  preempt_disable()
+	 * without its interrupt masking: they are off while @l is held. */
+	this_cpu()->preempt_count++;
 	spin_unlock(l, flags);
 	for (int i = 0; i < q->n; i++) {
 		wake_up(q->e[i].task);

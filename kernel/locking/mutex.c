@@ -276,14 +276,21 @@ static bool mutex_optimistic_spin(struct mutex *m, struct task *curr,
 	return false;
 }
 
+/* Would mutex_optimistic_spin(.first = false) go past its first turn:
+ * the lock free (it tries it), or its owner running? */
+static inline bool mutex_spin_worth(struct mutex *m)
+{
+	struct task *t = owner_task(READ_ONCE(m->owner));
+
+	return !t || READ_ONCE(t->on_cpu);
+}
+
 /* ---- Slow path ------------------------------------------------------- */
 
 static void mutex_check_lock_context(struct mutex *m, struct task *curr)
 {
-	unsigned long flags = arch_irq_save();
-	int pc = this_cpu()->preempt_count;
+	long pc = this_cpu_preempt_count();	/* one load: cpu.h */
 
-	arch_irq_restore(flags);
 	if (pc >= HARDIRQ_OFFSET)
 		mutex_misuse(m, curr, "lock from interrupt context");
 	if (pc != 0)
@@ -555,8 +562,12 @@ int __mutex_lock_slowpath(struct mutex *m, uint64_t timeout_ns,
 
 	wake_q_init(&q);
 	mutex_check_lock_context(m, curr);
-	if (!ww_ctx && mutex_optimistic_spin(m, curr, false,
-					     inherit && pi_task_ranked(curr))) {
+	/* The spin's first turn, inline: an owner that does not run (the
+	 * common case on one CPU: it was preempted, or sleeps) is not
+	 * waited for. */
+	if (!ww_ctx && mutex_spin_worth(m) &&
+	    mutex_optimistic_spin(m, curr, false,
+				  inherit && pi_task_ranked(curr))) {
 		mutex_add_held(m, curr);
 		if (inherit) {		/* we may have stolen it from waiters */
 			flags = pi_walk_begin();

@@ -636,15 +636,19 @@ void preempt_disable(void)
 	arch_irq_restore(flags);
 }
 
+/* No interrupt masking: while the count is above 0 the task cannot
+ * move to another CPU, and an interrupt between the load and the store
+ * of the decrement gives back what it took (preempt_disable() masks:
+ * from a count of 0 the task might move between the two). */
 void preempt_enable(void)
 {
-	unsigned long flags = arch_irq_save();
 	struct cpu *c = this_cpu();
 
 	BUG_ON((c->preempt_count & PREEMPT_MASK) == 0);
+	barrier();
 	c->preempt_count--;
-	arch_irq_restore(flags);
-	preempt_check_resched();
+	if (READ_ONCE(c->need_resched))
+		preempt_check_resched();
 }
 
 void preempt_check_resched(void)
