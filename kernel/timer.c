@@ -149,6 +149,16 @@ void timer_arm(struct timer *t, uint64_t deadline_ns)
 	arch_irq_restore(flags);
 }
 
+/* timer_cancel()'s wait for callbacks on the other CPUs @m: out of
+ * line, so that the common cancel (t ran here, or nowhere) saves no
+ * registers. */
+static __attribute__((noinline)) void cancel_wait(struct timer *t, uint64_t m)
+{
+	for (; m; m &= m - 1)
+		while (READ_ONCE(queues[ctz64(m)].running) == t)
+			arch_cpu_relax();
+}
+
 /*
  * Wait out a callback running on a CPU that ever ran this timer: O(those
  * CPUs), mostly one, not O(CPUs) on every sleeper's cancel.  The bit is
@@ -163,16 +173,6 @@ void timer_arm(struct timer *t, uint64_t deadline_ns)
  * commonest cancel, so looks at no queue at all, and a callback may
  * cancel its own timer.
  */
-/* timer_cancel()'s wait for callbacks on the other CPUs @m: out of
- * line, so that the common cancel (t ran here, or nowhere) saves no
- * registers. */
-static __attribute__((noinline)) void cancel_wait(struct timer *t, uint64_t m)
-{
-	for (; m; m &= m - 1)
-		while (READ_ONCE(queues[ctz64(m)].running) == t)
-			arch_cpu_relax();
-}
-
 bool timer_cancel(struct timer *t)
 {
 	bool was = dequeue(t);
