@@ -45,7 +45,10 @@ static void pingpong_b(void *arg)
 /*
  * A: every yield() switches to B, whose yield() switches back: two
  * switches per round trip.  b_runs tells how many round trips really
- * happened, so a yield that did not switch is not counted as one.
+ * happened, so one cut short is not counted: a preemption of B between
+ * its count and its yield (the fair slice timer, HRTICK, armed earlier
+ * and firing in the window: seen in an exact trace) gives A a turn
+ * that B does not count.
  */
 static void pingpong_a(void *arg)
 {
@@ -68,8 +71,8 @@ static void pingpong_a(void *arg)
  * Median cost of one voluntary switch on this CPU (ROUNDS rounds of
  * PINGPONG_ITERS round trips) between two threads of @attr (NULL: fair,
  * nice 0); 0 if the threads cannot be made.  *@all_switched: false if
- * some yields did not switch.  bench_trace.c uses it too, with the trace
- * on and off.  For an RT @attr the caller must outrank it, or the first
+ * some round trips were cut short (see pingpong_a).  bench_trace.c uses
+ * it too, with the trace on and off.  For an RT @attr the caller must outrank it, or the first
  * thread would yield to nobody until the second exists.
  */
 uint64_t bench_switch_cost_attr(const struct sched_attr *attr,
@@ -125,7 +128,7 @@ static void bench_ctx_switch(void)
 	snprintf(detail, sizeof(detail),
 		 "per switch, yield ping-pong on cpu%d, median of %d x %d "
 		 "round trips%s", smp_processor_id(), ROUNDS, PINGPONG_ITERS,
-		 all ? "" : ", some yields did not switch");
+		 all ? "" : ", a preemption cut some round trips");
 	bench_report("ctx_switch", cost, NULL, detail);
 }
 BENCH(ctx_switch, "voluntary context switch between two threads on one CPU",
@@ -164,7 +167,7 @@ static void bench_rt_yield(void)
 	snprintf(detail, sizeof(detail),
 		 "per switch, FIFO 50 yield ping-pong on cpu%d, median of %d x "
 		 "%d round trips%s", smp_processor_id(), ROUNDS,
-		 PINGPONG_ITERS, all ? "" : ", some yields did not switch");
+		 PINGPONG_ITERS, all ? "" : ", a preemption cut some round trips");
 	bench_report("rt_yield", cost, NULL, detail);
 }
 BENCH(rt_yield, "voluntary switch between two FIFO threads of one priority",
