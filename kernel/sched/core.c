@@ -590,30 +590,34 @@ static void __attribute__((noinline, cold, noreturn)) schedule_atomic(struct cpu
 	      c->preempt_count, c->curr->name);
 }
 
-/* schedule() and yield(): task context, never while atomic. */
-void schedule(void)
+/*
+ * schedule() and yield(): task context, never while atomic.  yield()
+ * has its own copy of __schedule_mode(SM_YIELD): a yield is the switch
+ * RTOS code makes most often, and the copy saves a call, a second frame
+ * and the tests of the mode.
+ */
+static inline __attribute__((always_inline)) void schedule_task(int mode)
 {
 	unsigned long flags = arch_irq_save();
 	struct cpu *c = this_cpu();
 
 	if (c->preempt_count != 0)
 		schedule_atomic(c);
-	__schedule(SM_NONE);
+	if (mode == SM_YIELD)
+		__schedule_mode(SM_YIELD);
+	else
+		__schedule(mode);
 	arch_irq_restore(flags);
 }
 
-/* As schedule(), with its own copy of __schedule_mode(SM_YIELD): a
- * yield is the switch RTOS code makes most often, and the copy saves a
- * call, a second frame and the tests of the mode. */
+void schedule(void)
+{
+	schedule_task(SM_NONE);
+}
+
 void yield(void)
 {
-	unsigned long flags = arch_irq_save();
-	struct cpu *c = this_cpu();
-
-	if (c->preempt_count != 0)
-		schedule_atomic(c);
-	__schedule_mode(SM_YIELD);
-	arch_irq_restore(flags);
+	schedule_task(SM_YIELD);
 }
 
 /* ---- Preemption and interrupts -------------------------------------- */

@@ -1,6 +1,7 @@
 /*
  * fair_internal.h - what the fair class's files share: fair.c (EEVDF:
- * the queue, the pick, the class table), fair_balance.c (SMP: CPU
+ * the pick, lag and placement, the class table), fair_tree.c (the
+ * queue: V's sums and the tree by deadline), fair_balance.c (SMP: CPU
  * selection at wakeup and load balancing between CPUs), fair_params.c
  * (weight and slice) and fair_verify.c (the invariant checker the tests
  * use).  Nothing else
@@ -50,10 +51,67 @@ static inline int64_t mul_div_s64(int64_t a, uint64_t b, uint64_t c)
 	return q * (int64_t)b + r * (int64_t)b / (int64_t)c;
 }
 
-/* fair.c: V, the queue's weighted average vruntime; is @vruntime
- * eligible (not ahead of V)?  rq->lock held. */
+/* fair_tree.c: V, the queue's weighted average vruntime; is @vruntime
+ * eligible (not ahead of V)?  The key base moved on to the least
+ * vruntime queued.  Into and out of the tree (and V's sums); @new takes
+ * @old's place when the order allows (false, nothing done, otherwise).
+ * rq->lock held. */
 uint64_t avg_vruntime(const struct cfs_rq *cfs);
 bool vruntime_eligible(const struct cfs_rq *cfs, uint64_t vruntime);
+void update_min_vruntime(struct cfs_rq *cfs);
+void __enqueue_entity(struct cfs_rq *cfs, struct sched_entity *se);
+void __dequeue_entity(struct cfs_rq *cfs, struct sched_entity *se);
+bool __replace_entity(struct cfs_rq *cfs, struct sched_entity *old,
+		      struct sched_entity *new);
+
+/* V's sums, the running entity (not in the tree) included; inline for
+ * the pick (fair.c) and the placement. */
+static inline void avg_sums(const struct cfs_rq *cfs, int64_t *avg, int64_t *load)
+{
+	const struct sched_entity *curr = cfs->curr;
+
+	*avg = cfs->avg_vruntime;
+	*load = (int64_t)cfs->avg_load;
+	if (curr && curr->on_rq) {
+		*avg += entity_key(cfs, curr) * (int64_t)curr->weight;
+		*load += (int64_t)curr->weight;
+	}
+}
+
+/*
+ * v <= V  <=>  (v - min_v) * W <= sum (v_i - min_v) * w_i: no division,
+ * so no rounding.  Products stay far from 2^63 while keys are within
+ * seconds of each other and the queue's weight below ~10^8.
+ */
+static inline bool __vruntime_eligible(const struct cfs_rq *cfs, int64_t avg,
+				       int64_t load, uint64_t vruntime)
+{
+	return avg >= (int64_t)(vruntime - cfs->min_vruntime) * load;
+}
+
+/*
+ * __replace_entity() when @old is the tree's only node (two runnable
+ * tasks: the commonest switch): any order is right, no neighbour to look
+ * at, no subtree to update, and V's sums are @new's alone.  Inline for
+ * the two-task yield (fair.c).
+ */
+static inline __attribute__((always_inline)) void
+__replace_only(struct cfs_rq *cfs, struct sched_entity *old,
+	       struct sched_entity *new)
+{
+	struct rb_root_cached *tree = &cfs->tasks_timeline;
+
+	DEBUG_ASSERT(tree->rb_root.rb_node == &old->run_node &&
+		     cfs->avg_load == old->weight);
+	new->run_node = old->run_node;	/* no parent, black, no children */
+	tree->rb_root.rb_node = &new->run_node;
+	tree->rb_leftmost = &new->run_node;
+	RB_CLEAR_NODE(&old->run_node);
+	cfs->avg_vruntime = entity_key(cfs, new) * (int64_t)new->weight;
+	cfs->avg_load = new->weight;
+	new->min_vruntime = new->vruntime;
+}
+
 /* fair.c: the eligible entity with the earliest virtual deadline
  * (@protect: let curr finish its request first).  rq->lock held. */
 struct sched_entity *pick_eevdf(struct cfs_rq *cfs, bool protect);
