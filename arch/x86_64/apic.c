@@ -5,8 +5,9 @@
  * Time: arch_clock_ns() scales the TSC, calibrated once against the PIT
  * (channel 2, polled through its gate), minus the TSC at calibration.
  * QEMU keeps the TSCs of all vCPUs in step, so one offset serves every CPU.
- * The per-CPU one-shot timer is the LAPIC timer, calibrated in the same
- * PIT window; a deadline becomes a count from "now".
+ * The per-CPU one-shot timer is the LAPIC timer, undivided, calibrated
+ * against the TSC in the same PIT window; a deadline becomes a count from
+ * "now".
  */
 #include "x86.h"
 #include "cpu.h"
@@ -37,7 +38,7 @@
 #define ICR_STARTUP (6u << 8)
 #define ICR_NMI (4u << 8)
 #define ICR_OTHERS (3u << 18)		/* shorthand: all excluding self */
-#define TIMER_DIV_16 0x3
+#define TIMER_DIV_1 0xb
 
 #define PIT_HZ 1193182ULL
 #define CALIBRATE_MS 10
@@ -46,10 +47,11 @@ uintptr_t x86_lapic_pa = 0xfee00000;	/* MADT may override (acpi.c) */
 uintptr_t x86_ioapic_pa;		/* acpi.c */
 uint32_t x86_pit_gsi;			/* acpi.c: ISA IRQ 0, no override */
 
-static uint64_t tsc_hz, lapic_hz;	/* LAPIC timer ticks/s after /16 */
+static uint64_t tsc_hz, lapic_hz;	/* LAPIC timer ticks/s, undivided */
 uint64_t x86_tsc_boot;			/* arch_impl.h: arch_clock_ns() */
 uint64_t x86_ns_per_tsc;
 static uint64_t lapic_per_ns;		/* 32.32 fixed point */
+static unsigned lapic_pad_shift;	/* arch_timer_arm(): count >> this */
 
 static inline uint32_t lapic_read(unsigned reg)
 {
@@ -101,50 +103,80 @@ void x86_lapic_init(void)
 	lapic_write(LAPIC_LVT_ERROR, LVT_MASKED);
 	lapic_write(LAPIC_ESR, 0);
 	lapic_write(LAPIC_ESR, 0);
-	lapic_write(LAPIC_TIMER_DIV, TIMER_DIV_16);
+	lapic_write(LAPIC_TIMER_DIV, TIMER_DIV_1);
 	lapic_write(LAPIC_TIMER_INIT, 0);
 	lapic_write(LAPIC_LVT_TIMER, TIMER_VECTOR);
 	x86_lapic_eoi();
 }
 
+/* The TSC and the LAPIC timer's count read back to back: *tsc is the
+ * middle of the two TSC reads around the count, and the return value
+ * the time the pair took, in TSC cycles (the stamp's uncertainty). */
+static uint64_t tsc_and_lapic(uint64_t *tsc, uint32_t *count)
+{
+	uint64_t a = arch_cycles(), b;
+
+	*count = lapic_read(LAPIC_TIMER_CUR);
+	b = arch_cycles();
+	*tsc = a + (b - a) / 2;
+	return b - a;
+}
+
 /*
- * Count TSC cycles and LAPIC timer ticks over CALIBRATE_MS of PIT channel
- * 2 (mode 0: OUT2, readable as port 0x61 bit 5, rises when the count
- * reaches zero).  Boot CPU, interrupts off, LAPIC enabled.
+ * Count TSC cycles and LAPIC timer ticks over latch / PIT_HZ seconds of
+ * PIT channel 2 (mode 0: OUT2, readable as port 0x61 bit 5, rises when
+ * the count reaches zero).  Boot CPU, interrupts off, LAPIC enabled.
+ *
+ * The LAPIC/TSC ratio is taken from two back-to-back readings of both
+ * counters, one at each end, so that the time of a read cancels; what
+ * is left is how long a pair of reads took.  arch_timer_arm() pads every
+ * count by twice that uncertainty (a power of two above it), so the
+ * interrupt does not come early (which costs a second one: the generic
+ * code finds nothing due and re-arms) and, where the counters tick in
+ * step (QEMU), it is not padded by more than a nanosecond or so either.
  */
 void x86_time_init(void)
 {
 	uint16_t latch = PIT_HZ * CALIBRATE_MS / 1000;
-	uint64_t t0, t1, spins = 0;
-	uint32_t lapic_left;
+	uint64_t t0, t1, e0, e1, spins = 0, window;
+	uint32_t c0, c1;
 
 	outb(0x61, (inb(0x61) & ~0x02) | 0x01);	/* gate on, speaker off */
 	outb(0x43, 0xb0);			/* ch 2, lo/hi byte, mode 0 */
 	lapic_write(LAPIC_LVT_TIMER, LVT_MASKED);
-	outb(0x42, latch & 0xff);
-	outb(0x42, latch >> 8);
 	lapic_write(LAPIC_TIMER_INIT, 0xffffffff);
-	t0 = arch_cycles();
+	outb(0x42, latch & 0xff);
+	outb(0x42, latch >> 8);			/* counting starts */
+	e0 = tsc_and_lapic(&t0, &c0);
 	/* Each inb takes ~1 us on real hardware: 10^8 is far beyond 10 ms
 	 * and stops a machine without a working PIT from hanging silently. */
 	while (!(inb(0x61) & 0x20))
 		if (++spins == 100000000)
 			panic("PIT channel 2 never counted down: cannot calibrate the TSC");
-	t1 = arch_cycles();
-	lapic_left = lapic_read(LAPIC_TIMER_CUR);
+	e1 = tsc_and_lapic(&t1, &c1);
 	lapic_write(LAPIC_TIMER_INIT, 0);
 	lapic_write(LAPIC_LVT_TIMER, TIMER_VECTOR);
 
-	tsc_hz = (t1 - t0) * 1000 / CALIBRATE_MS;
-	lapic_hz = (uint64_t)(0xffffffffu - lapic_left) * 1000 / CALIBRATE_MS;
-	if (!tsc_hz || !lapic_hz)
+	/* The PIT window is latch / PIT_HZ s (9.9993 ms, not 10). */
+	window = t1 - t0;
+	tsc_hz = window * PIT_HZ / latch;
+	lapic_hz = (uint64_t)(c0 - c1) * PIT_HZ / latch;
+	if (!tsc_hz || !lapic_hz || c1 >= c0)
 		panic("TSC/LAPIC calibration failed (tsc %lu Hz, lapic %lu Hz)",
 		      tsc_hz, lapic_hz);
 	x86_ns_per_tsc = (NSEC_PER_SEC << 32) / tsc_hz;
+	/* Both rates come from the one window, so the PIT's own error
+	 * cancels in the count for a TSC interval (arch_timer_arm()). */
 	lapic_per_ns = (lapic_hz << 32) / NSEC_PER_SEC;
+	/* Relative uncertainty (e0 + e1) / window, doubled: pad by the
+	 * next power of two above it, at least 2^-30, at most 2^-10. */
+	lapic_pad_shift = 30;
+	while (lapic_pad_shift > 10 &&
+	       (window >> lapic_pad_shift) < 2 * (e0 + e1) + 1)
+		lapic_pad_shift--;
 	x86_tsc_boot = t1;
-	printk("x86: TSC %lu kHz, LAPIC timer %lu kHz (after /16)\n",
-	       tsc_hz / 1000, lapic_hz / 1000);
+	printk("x86: TSC %lu kHz, LAPIC timer %lu kHz, timer padded by 2^-%u\n",
+	       tsc_hz / 1000, lapic_hz / 1000, lapic_pad_shift);
 }
 
 /* Busy-wait @us microseconds on the TSC (boot and AP start only). */
@@ -157,11 +189,10 @@ void x86_delay_us(uint64_t us)
 }
 
 /*
- * One-shot: the count is computed from now.  It is rounded up and padded
- * by 1/16384 (61 ppm; 250 ns on a 4 ms tick) because the LAPIC/TSC ratio
- * is only known to a few ppm, and firing a hair early costs a second
- * interrupt (the generic code finds nothing due and re-arms).  A deadline
- * more than 2^32 ticks away (about a minute) is clamped and fires early.
+ * One-shot: the count is computed from now, rounded up and padded by the
+ * calibration's uncertainty (x86_time_init()), so that the interrupt
+ * does not come before @deadline_ns.  A deadline more than 2^32 ticks
+ * away (seconds) is clamped and fires early; the generic code re-arms.
  */
 void arch_timer_arm(uint64_t deadline_ns)
 {
@@ -169,8 +200,9 @@ void arch_timer_arm(uint64_t deadline_ns)
 	uint64_t count = 1;
 
 	if (deadline_ns > now) {
-		count = (((unsigned __int128)(deadline_ns - now) * lapic_per_ns) >> 32) + 1;
-		count += count >> 14;
+		count = (((unsigned __int128)(deadline_ns - now) * lapic_per_ns +
+			  0xffffffffu) >> 32);
+		count += count >> lapic_pad_shift;
 		if (count > 0xffffffffu)
 			count = 0xffffffffu;
 	}
