@@ -5,7 +5,7 @@
  *                   10000 queued tasks, on a private struct rq with fake
  *                   tasks (no threads): must not grow with N
  *   rt_wakeup_lat   cyclictest-like: a FIFO 90 task waking every 500 us
- *                   with sleep_ns() on a CPU loaded with two fair hogs;
+ *                   with sleep_until() on a CPU loaded with two fair hogs;
  *                   wakeup latency (time run - time due) min/avg/max
  *
  * Pick figures are the median of ROUNDS rounds of PICK_ITERS picks, in
@@ -120,10 +120,13 @@ static void lat_rt(void *arg)
 
 	l->min = ~0ULL;
 	for (l->n = 0; l->n < LAT_WAKEUPS; l->n++) {
-		uint64_t now = clock_ns(), lat;
+		uint64_t lat;
 
-		if (next > now)
-			sleep_ns(next - now);
+		/* An absolute deadline, as cyclictest's clock_nanosleep(
+		 * TIMER_ABSTIME): a relative sleep would be due later than
+		 * next by the time between two clock reads, and count it. */
+		if (next > clock_ns())
+			sleep_until(next);
 		lat = clock_ns() - next;
 		l->sum += lat;
 		if (lat < l->min)
