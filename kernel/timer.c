@@ -173,7 +173,7 @@ static __attribute__((noinline)) void cancel_wait(struct timer *t, uint64_t m)
  * commonest cancel, so looks at no queue at all, and a callback may
  * cancel its own timer.
  */
-bool timer_cancel(struct timer *t)
+bool __timer_cancel(struct timer *t)
 {
 	bool was = dequeue(t);
 	uint64_t m = READ_ONCE(t->ran_on) & ~(1ULL << smp_processor_id());

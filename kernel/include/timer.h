@@ -2,8 +2,8 @@
  * timer.h - per-CPU one-shot timers and the scheduler tick.
  *
  * Each CPU keeps its pending timers sorted by deadline and programs the
- * arch one-shot timer for the earliest one.  The tick (TICK_NS) is one of
- * those timers.  Callbacks run in interrupt context on the CPU the timer
+ * arch one-shot timer for the earlier of it and the tick (TICK_NS, kept
+ * beside the queue: timer.c).  Callbacks run in interrupt context on the CPU the timer
  * was armed on, in deadline order (equal deadlines: arming order).
  *
  * One interrupt runs only timers due when it came or while its callbacks
@@ -19,6 +19,7 @@
 #include "kernel.h"
 #include "list.h"
 #include "arch.h"
+#include "cpu.h"
 
 #define TICK_NS (4 * NSEC_PER_MSEC)	/* HZ = 250 */
 
@@ -38,10 +39,23 @@ void timer_init(struct timer *t, void (*fn)(struct timer *t), void *data);
 /* Arm @t on this CPU for absolute time @deadline_ns (arch_clock_ns base).
  * Re-arming an armed timer moves it.  Any context. */
 void timer_arm(struct timer *t, uint64_t deadline_ns);
+/* timer_cancel() for a timer that is armed or ran on another CPU. */
+bool __timer_cancel(struct timer *t);
+
 /* Cancel @t; returns true if it was pending.  After return the callback
  * is not running and will not run (waits if it runs on another CPU);
- * from @t's own callback it does not wait for itself. */
-bool timer_cancel(struct timer *t);
+ * from @t's own callback it does not wait for itself.  Inline, the
+ * commonest cancel (a sleeper's, after its own timer woke it here: not
+ * armed, never ran elsewhere) is two loads; why that is enough is
+ * __timer_cancel()'s comment. */
+static inline bool timer_cancel(struct timer *t)
+{
+	if (__builtin_expect(smp_load_acquire(&t->cpu) < 0 &&
+			     !(READ_ONCE(t->ran_on) &
+			       ~(1ULL << smp_processor_id())), 1))
+		return false;
+	return __timer_cancel(t);
+}
 
 /* Boot CPU once, then each CPU (starts its tick). */
 void timer_init_cpu(void);

@@ -315,6 +315,11 @@ void sleep_until(uint64_t deadline)
 			break;
 		timer_arm(&t, deadline);
 		schedule();
+		/* Off its queue: only its interrupt takes it off (nobody
+		 * else cancels it), and only once the deadline has passed.
+		 * Done, without another look at the clock. */
+		if (smp_load_acquire(&t.cpu) < 0)
+			break;
 	}
 	WRITE_ONCE(self->state, TASK_RUNNING);
 	timer_cancel(&t);
