@@ -307,6 +307,12 @@ static void hrtick_fn(struct timer *t)
 {
 	struct rq *rq = t->data;
 
+	/* This CPU switches at the end of this interrupt anyway (a task
+	 * woken here outranks curr): that switch charges curr (put_prev),
+	 * and the next fair curr arms the HRTICK again.  Nothing to do, and
+	 * the woken task should not wait for it (rt_wakeup_lat). */
+	if (READ_ONCE(rq->cpu->need_resched))
+		return;
 	spin_lock_raw(&rq->lock);
 	update_rq_clock(rq);
 	update_curr(rq);	/* renews the deadline, reschedules */
