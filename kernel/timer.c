@@ -43,6 +43,8 @@ struct timer_queue {
 	 * reads or writes it, with interrupts off. */
 	uint64_t tick_ns;
 	uint64_t tick_irq;		/* irq_stamp() of its last run */
+	bool tick_put_off;		/* once since its last run, for a
+					   switch (run_due()) */
 	struct timer tick;		/* never armed: q->running while the
 					   tick runs */
 };
@@ -65,6 +67,17 @@ static struct timer_queue queues[NR_CPUS] = {
  * delay the next one for a whole tick. */
 #define TIMER_DEFER_MIN_NS (1 * NSEC_PER_USEC)
 #define TIMER_DEFER_MAX_NS (500 * NSEC_PER_USEC)
+/*
+ * A timer due this soon after an interrupt's callbacks, with no switch
+ * pending, is waited for in the interrupt: leaving and coming back (an
+ * exit and an entry) costs about as much, and a task it wakes would
+ * otherwise wait for whatever runs in between.  At most once per
+ * interrupt.
+ */
+#define TIMER_SPIN_NS (1 * NSEC_PER_USEC)
+/* How long a tick due with a switch pending waits: until after the
+ * switch (run_due()). */
+#define TICK_PUT_OFF_NS (5 * NSEC_PER_USEC)
 
 void timer_init(struct timer *t, void (*fn)(struct timer *t), void *data)
 {
@@ -74,6 +87,7 @@ void timer_init(struct timer *t, void (*fn)(struct timer *t), void *data)
 	t->cpu = -1;
 	t->ran_on = 0;
 	t->ran_irq = 0;
+	t->early = false;
 	list_init(&t->node);
 }
 
@@ -149,6 +163,19 @@ void timer_arm(struct timer *t, uint64_t deadline_ns)
 	arch_irq_restore(flags);
 }
 
+/* The earliest deadline queued on this CPU, or ~0.  Irqs off. */
+uint64_t timer_next_local(void)
+{
+	struct timer_queue *q = this_cpu()->timers;
+	uint64_t when = ~0ULL;
+
+	spin_lock_raw(&q->lock);
+	if (!list_empty(&q->timers))
+		when = list_first_entry(&q->timers, struct timer, node)->deadline_ns;
+	spin_unlock_raw(&q->lock);
+	return when;
+}
+
 /* timer_cancel()'s wait for callbacks on the other CPUs @m: out of
  * line, so that the common cancel (t ran here, or nowhere) saves no
  * registers. */
@@ -203,7 +230,7 @@ static inline uint64_t irq_stamp(const struct cpu *c)
  * ever reaching irq_exit's preemption point.  That fires at the next
  * interrupt, right after.
  */
-static struct timer *next_due(struct timer_queue *q, uint64_t entry,
+static inline __attribute__((always_inline)) struct timer *next_due(struct timer_queue *q, uint64_t entry,
 			      uint64_t stamp)
 {
 	struct list_head *pos;
@@ -211,8 +238,16 @@ static struct timer *next_due(struct timer_queue *q, uint64_t entry,
 	list_for_each(pos, &q->timers) {
 		struct timer *t = list_entry(pos, struct timer, node);
 
-		if (t->deadline_ns > entry)
-			return NULL;
+		if (t->deadline_ns > entry) {
+			/* Not due; one that may run early, soon due, runs
+			 * with these rather than in an interrupt of its
+			 * own (which would come right after). */
+			if (t->deadline_ns > entry + TIMER_EARLY_NS)
+				return NULL;
+			if (t->early && t->ran_irq != stamp)
+				return t;
+			continue;
+		}
 		if (t->ran_irq != stamp)
 			return t;
 	}
@@ -225,6 +260,25 @@ static uint64_t timer_defer_ns(uint64_t entry, uint64_t now)
 	return MIN(MAX(now - entry, TIMER_DEFER_MIN_NS), TIMER_DEFER_MAX_NS);
 }
 
+/* Wait, interrupts off, until @deadline (TIMER_SPIN_NS at most away);
+ * returns the time then.  Not arch_cpu_relax(): on riscv64 it may halt
+ * the hart for a microsecond (a benchmark boot under -icount). */
+static __attribute__((noinline)) uint64_t timer_spin_until(uint64_t deadline)
+{
+	uint64_t now;
+
+	while ((now = arch_clock_ns()) < deadline)
+		;
+	return now;
+}
+
+/* @q's first timer, or NULL.  q->lock held. */
+static inline struct timer *queue_head(struct timer_queue *q)
+{
+	return list_empty(&q->timers) ? NULL
+				      : list_first_entry(&q->timers, struct timer, node);
+}
+
 /*
  * The tick, due at or before @due: the next one TICK_NS after this one's
  * time (missed ticks are not replayed).  q unlocked, interrupts off.
@@ -235,6 +289,7 @@ static void tick(struct cpu *c, struct timer_queue *q, uint64_t due)
 
 	q->tick_ns = next > due ? next : due + TICK_NS;
 	q->tick_irq = irq_stamp(c);
+	q->tick_put_off = false;
 	WRITE_ONCE(q->running, &q->tick);	/* timers armed: see timer_arm */
 	c->nr_ticks++;
 	scheduler_tick();
@@ -242,11 +297,12 @@ static void tick(struct cpu *c, struct timer_queue *q, uint64_t due)
 }
 
 /*
- * The queue's timers due at @entry, when the interrupt came (the head
- * is), and those that come due while they run; then the hardware for
- * the next.  q->lock held (dropped around each callback).  Out of
- * line: the interrupt that only ticks (most of them) needs none of this
- * bookkeeping and none of the registers it keeps.
+ * The queue's timers due at @entry, when the interrupt came, and those
+ * that come due while they run (or, TIMER_SPIN_NS, right after), then
+ * the tick if due; then the hardware for the next.  q->lock held
+ * (dropped around each callback).  Out of line: the interrupt that only
+ * ticks (most of them) needs none of this bookkeeping and none of the
+ * registers it keeps.
  *
  * The tick too runs at most once per interrupt: due again because the
  * callbacks took long (a host stall), it waits for the next interrupt,
@@ -260,6 +316,7 @@ static __attribute__((noinline)) void run_due(struct cpu *c,
 					      uint64_t entry)
 {
 	uint64_t due = entry, now, stamp = irq_stamp(c);
+	bool spun = false;
 	struct timer *t;
 	int n = 0;
 
@@ -282,24 +339,46 @@ static __attribute__((noinline)) void run_due(struct cpu *c,
 			WRITE_ONCE(q->running, NULL);
 		}
 		now = arch_clock_ns();
-		/* Came due while the callbacks ran (a sleeper's wakeup right
-		 * behind the fair slice timer): run it now rather than after
-		 * irq_exit's switch and another interrupt entry.  Still each
-		 * timer once and at most TIMER_MAX_PER_IRQ: every pass runs
-		 * one more callback (or the tick, once). */
-		if (n == TIMER_MAX_PER_IRQ || due == now ||
-		    !((q->tick_ns <= now && q->tick_irq != stamp) ||
-		      next_due(q, now, stamp)))
+		/* Due right behind, and nothing to switch to yet: wait for
+		 * it here (TIMER_SPIN_NS), and run it before the tick.  A
+		 * sleeper due just after the fair slice timer (which then
+		 * puts itself off: hrtick_fn) is woken in that interrupt. */
+		t = queue_head(q);
+		if (t && t->deadline_ns - now - 1 < TIMER_SPIN_NS &&	/* in (now, now + SPIN] */
+		    !spun && n < TIMER_MAX_PER_IRQ && t->ran_irq != stamp &&
+		    !READ_ONCE(c->need_resched)) {
+			uint64_t d = t->deadline_ns;
+
+			spun = true;
+			spin_unlock_raw(&q->lock);	/* t may go: d only */
+			now = timer_spin_until(d);
+			spin_lock_raw(&q->lock);
+			due = now;
+			continue;
+		}
+		/* The tick after the timers.  With a switch pending (a task
+		 * they woke outranks curr) it waits until after the switch,
+		 * once: the woken task does not wait for its accounting. */
+		if (q->tick_ns <= now && q->tick_irq != stamp) {
+			if (READ_ONCE(c->need_resched) && !q->tick_put_off) {
+				q->tick_put_off = true;
+				q->tick_ns = now + TICK_PUT_OFF_NS;
+			} else {
+				spin_unlock_raw(&q->lock);
+				tick(c, q, now);
+				spin_lock_raw(&q->lock);
+				now = arch_clock_ns();
+			}
+		}
+		/* Came due while the callbacks (or the tick) ran: run it now
+		 * rather than after irq_exit's switch and another interrupt
+		 * entry.  Still each timer once and at most
+		 * TIMER_MAX_PER_IRQ: every pass runs one more callback. */
+		if (n == TIMER_MAX_PER_IRQ || due == now || !next_due(q, now, stamp))
 			break;
 		due = now;
-		if (q->tick_ns <= due && q->tick_irq != stamp) {
-			spin_unlock_raw(&q->lock);
-			tick(c, q, due);
-			spin_lock_raw(&q->lock);
-		}
 	}
-	t = list_empty(&q->timers) ? NULL
-				   : list_first_entry(&q->timers, struct timer, node);
+	t = queue_head(q);
 	if ((t && t->deadline_ns <= now &&
 	     (n == TIMER_MAX_PER_IRQ || t->ran_irq == stamp)) ||
 	    (q->tick_ns <= now && q->tick_irq == stamp)) {
@@ -314,8 +393,9 @@ static __attribute__((noinline)) void run_due(struct cpu *c,
 
 /*
  * The arch calls this from the timer interrupt, irqs off.  The tick
- * first if it is due, then the queue's due timers, if any (run_due()).
- * A timer (or the next tick, after a host stall) that came due while the
+ * alone (most interrupts) runs here; with a queued timer due, or due
+ * within TIMER_SPIN_NS, run_due() runs the timers, then the tick.  A
+ * timer (or the next tick, after a host stall) that came due while the
  * tick alone ran is not looked for: the hardware, programmed for it,
  * interrupts again at once, after irq_exit().
  */
@@ -324,16 +404,25 @@ void timer_interrupt(void)
 	struct cpu *c = this_cpu();
 	struct timer_queue *q = c->timers;
 	uint64_t entry = arch_clock_ns();
+	struct timer *t;
 
 	c->nr_timer_irqs++;
-	if (q->tick_ns <= entry)
-		tick(c, q, entry);
 	spin_lock_raw(&q->lock);
-	if (!list_empty(&q->timers) &&
-	    list_first_entry(&q->timers, struct timer, node)->deadline_ns <= entry)
-		run_due(c, q, entry);
-	else
-		reprogram(q);
+	t = queue_head(q);
+	if (!t || t->deadline_ns > entry + TIMER_SPIN_NS) {
+		if (q->tick_ns <= entry) {	/* the tick alone: most */
+			spin_unlock_raw(&q->lock);
+			tick(c, q, entry);
+			spin_lock_raw(&q->lock);
+			t = queue_head(q);
+		}
+		if (!t || t->deadline_ns > entry) {
+			reprogram(q);
+			spin_unlock_raw(&q->lock);
+			return;
+		}
+	}
+	run_due(c, q, entry);
 	spin_unlock_raw(&q->lock);
 }
 

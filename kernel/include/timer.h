@@ -6,6 +6,12 @@
  * beside the queue: timer.c).  Callbacks run in interrupt context on the CPU the timer
  * was armed on, in deadline order (equal deadlines: arming order).
  *
+ * A timer due within a microsecond after an interrupt's callbacks, with
+ * no switch pending, is waited for in that interrupt (TIMER_SPIN_NS in
+ * timer.c), and a timer marked ->early (the fair slice timer) may run up
+ * to TIMER_EARLY_NS early with the others; a tick due with a switch
+ * pending waits until after it (a few microseconds).
+ *
  * One interrupt runs only timers due when it came or while its callbacks
  * ran, at most 16 callbacks (TIMER_MAX_PER_IRQ in timer.c), each timer at
  * most once: a callback that re-arms its timer at or before now runs
@@ -33,12 +39,24 @@ struct timer {
 					   fn: timer_cancel() waits there */
 	uint64_t ran_irq;		/* the last interrupt that ran fn
 					   (timer.c, irq_stamp()) */
+	bool early;			/* may run up to TIMER_EARLY_NS
+					   before its deadline, in an
+					   interrupt that runs timers anyway
+					   (a soft expiry: the fair slice
+					   timer); set after timer_init() */
 };
+
+/* How early a timer with ->early may run. */
+#define TIMER_EARLY_NS (2 * NSEC_PER_USEC)
 
 void timer_init(struct timer *t, void (*fn)(struct timer *t), void *data);
 /* Arm @t on this CPU for absolute time @deadline_ns (arch_clock_ns base).
  * Re-arming an armed timer moves it.  Any context. */
 void timer_arm(struct timer *t, uint64_t deadline_ns);
+/* The earliest deadline of this CPU's queue (not the tick), or ~0.
+ * Irqs off. */
+uint64_t timer_next_local(void);
+
 /* timer_cancel() for a timer that is armed or ran on another CPU. */
 bool __timer_cancel(struct timer *t);
 

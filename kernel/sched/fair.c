@@ -303,9 +303,13 @@ static inline void hrtick_start(struct rq *rq)
 
 static void task_tick_fair(struct rq *rq, struct task *p);
 
+/* How far the HRTICK may wait for a timer due right behind it. */
+#define HRTICK_SLACK_NS (2 * NSEC_PER_USEC)
+
 static void hrtick_fn(struct timer *t)
 {
 	struct rq *rq = t->data;
+	uint64_t next, now;
 
 	/* This CPU switches at the end of this interrupt anyway (a task
 	 * woken here outranks curr): that switch charges curr (put_prev),
@@ -313,6 +317,29 @@ static void hrtick_fn(struct timer *t)
 	 * the woken task should not wait for it (rt_wakeup_lat). */
 	if (READ_ONCE(rq->cpu->need_resched))
 		return;
+	/* A stale expiry (the HRTICK is never cancelled): no fair task
+	 * runs here now (a higher class took the CPU); the next fair curr
+	 * arms it again.  Only this CPU changes its donor. */
+	if (rq->donor->sched_class != &fair_sched_class)
+		return;
+	/* Run early (t->early) with another timer, and nothing to switch
+	 * to: the request is not used up yet. */
+	now = clock_ns();
+	if (now < t->deadline_ns) {
+		timer_arm(t, t->deadline_ns);
+		return;
+	}
+	/* Another timer of this CPU is due right behind: end the request
+	 * after it, not now.  Ending it switches to another fair task, and
+	 * a task that timer wakes would wait for that switch before its
+	 * interrupt is even taken (rt_wakeup_lat's worst case); then the
+	 * switch is to it, or this runs again at once.  The request runs
+	 * over by HRTICK_SLACK_NS at most. */
+	next = timer_next_local();
+	if (next > now && next - now <= HRTICK_SLACK_NS) {
+		timer_arm(t, next);
+		return;
+	}
 	spin_lock_raw(&rq->lock);
 	update_rq_clock(rq);
 	update_curr(rq);	/* renews the deadline, reschedules */
@@ -331,6 +358,7 @@ static void init_rq_fair(struct rq *rq)
 {
 	rq->cfs = (struct cfs_rq){ .tasks_timeline = RB_ROOT_CACHED };
 	timer_init(&rq->cfs.hrtick, hrtick_fn, rq);
+	rq->cfs.hrtick.early = true;	/* with a wakeup just before it */
 	init_balance_fair(rq);
 }
 
