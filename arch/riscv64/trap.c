@@ -70,7 +70,9 @@ static bool is_page_fault(uint64_t cause)
 	return cause == 12 || cause == 13 || cause == 15;
 }
 
-static void handle_exception(struct trap_frame *tf)
+/* Out of line and cold: inlined, its register dump made rv_trap() save
+ * every callee-saved register on every interrupt. */
+static __attribute__((noinline, cold)) void handle_exception(struct trap_frame *tf)
 {
 	uintptr_t sp = tf->x[1];
 	int slot = stack_guard_slot(sp);
