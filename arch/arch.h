@@ -206,7 +206,9 @@ void arch_send_ipi(struct cpu *cpu);
  * CPUs (TSC calibrated against the PIT / RISC-V time CSR at the DT
  * timebase-frequency).
  * arch_timer_arm(): program this CPU's one-shot timer to fire at absolute
- * time @deadline_ns (in the past: fire as soon as possible).  Re-arming
+ * time @deadline_ns (in the past: fire as soon as possible): not before
+ * it, and as little after it as the hardware allows (timer.c treats an
+ * early interrupt as a spurious one; a late one is latency).  Re-arming
  * replaces the previous deadline.  Interrupts disabled.
  * arch_clock_raw_ns(): what arch_clock_ns() returns when arch_clock_raw()
  * reads @raw (so arch_clock_ns() == arch_clock_raw_ns(arch_clock_raw())):
