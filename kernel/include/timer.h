@@ -3,8 +3,9 @@
  *
  * Each CPU keeps its pending timers sorted by deadline and programs the
  * arch one-shot timer for the earlier of it and the tick (TICK_NS, kept
- * beside the queue: timer.c).  Callbacks run in interrupt context on the CPU the timer
- * was armed on, in deadline order (equal deadlines: arming order).
+ * beside the queue: timer.c).  Callbacks run in interrupt context on the
+ * CPU the timer was armed on, in deadline order (equal deadlines: arming
+ * order), never before the deadline unless the timer is ->early.
  *
  * A timer due within a microsecond after an interrupt's callbacks, with
  * no switch pending, is waited for in that interrupt (TIMER_SPIN_NS in

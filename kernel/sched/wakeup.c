@@ -316,8 +316,9 @@ void sleep_until(uint64_t deadline)
 		timer_arm(&t, deadline);
 		schedule();
 		/* Off its queue: only its interrupt takes it off (nobody
-		 * else cancels it), and only once the deadline has passed.
-		 * Done, without another look at the clock. */
+		 * else cancels it), and only once the deadline has passed
+		 * (it is not ->early).  Done, without another look at the
+		 * clock. */
 		if (smp_load_acquire(&t.cpu) < 0)
 			break;
 	}
