@@ -38,6 +38,9 @@ struct boot_info;
  *                          (cpu.h's current_task() needs no irq masking)
  *   static inline unsigned long arch_irq_save(void)
  *   static inline void arch_irq_restore(unsigned long flags)
+ *   static inline bool arch_irqs_enabled_flags(unsigned long flags)
+ *                          were interrupts on when arch_irq_save()
+ *                          returned @flags?
  *   static inline void arch_irq_enable(void)
  *   static inline void arch_irq_disable(void)
  *   static inline bool arch_irqs_enabled(void)

@@ -164,8 +164,11 @@ static inline void spin_unlock(spinlock_t *l, unsigned long flags)
 	spin_unlock_raw(l);
 	arch_irq_restore(flags);
 	/* Linux's preempt_enable(): a wake_up() under the lock may have
-	 * made someone more important runnable here. */
-	if (READ_ONCE(this_cpu()->need_resched))
+	 * made someone more important runnable here.  Only with interrupts
+	 * on again can it switch now; a caller that keeps them off (an
+	 * interrupt handler: its exit switches) is not asked. */
+	if (arch_irqs_enabled_flags(flags) &&
+	    READ_ONCE(this_cpu()->need_resched))
 		preempt_check_resched();
 }
 

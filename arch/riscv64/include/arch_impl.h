@@ -125,6 +125,12 @@ static inline void arch_irq_restore(unsigned long flags)
 			     : "memory");
 }
 
+/* Were interrupts on when arch_irq_save() returned @flags? */
+static inline bool arch_irqs_enabled_flags(unsigned long flags)
+{
+	return flags & SSTATUS_SIE;
+}
+
 static inline void arch_irq_enable(void)
 {
 	__asm__ __volatile__("csrsi sstatus, %0" :: "i"(SSTATUS_SIE) : "memory");

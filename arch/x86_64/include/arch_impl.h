@@ -113,6 +113,12 @@ static inline void arch_irq_restore(unsigned long flags)
 		__asm__ __volatile__("sti" : : : "memory");
 }
 
+/* Were interrupts on when arch_irq_save() returned @flags? */
+static inline bool arch_irqs_enabled_flags(unsigned long flags)
+{
+	return flags & X86_RFLAGS_IF;
+}
+
 static inline void arch_irq_enable(void)
 {
 	__asm__ __volatile__("sti" : : : "memory");
