@@ -159,9 +159,26 @@ uintptr_t arch_virt_to_phys(uintptr_t va);
  * fault address) and a backtrace, then panic()s; a fault on a stack guard
  * page says "stack overflow in task '<name>'" (stack_guard_slot()).
  */
-/* irq_enter() and irq_exit() are inline, in cpu.h. */
+/* irq_enter() and irq_exit() are inline, in cpu.h.  Before irq_enter(),
+ * the arch calls trace_irq_entry() (below, "Restartable trace records"). */
 void timer_interrupt(void);
 void ipi_interrupt(void);
+
+/*
+ * Restartable trace records.  The mutex fast paths' acquire and release
+ * records (kernel/include/trace.h) are arch code, arch/<arch>/trace_rec.c:
+ *   void arch_trace_mutex_acquire(struct task *p, struct mutex *m);
+ *   void arch_trace_mutex_release(struct task *p, struct mutex *m);
+ * Each writes one record as kernel/trace/ring.h says, with interrupts
+ * on, in section .text.trace_rseq, and lists {first instruction, the one
+ * after the publishing store} in section trace_rseq_table.  Until that
+ * store it writes no argument register and no memory but its slot and
+ * the reservation.  The trap entry calls trace_irq_entry(&saved_pc) for
+ * every interrupt before irq_enter(): a PC inside moves back to the
+ * start, and the record is written again when the task resumes.  A
+ * mutex whose m->trace_name is NULL goes to __trace_mutex_acquire/
+ * release() (C, masked) with the remaining arguments 0.
+ */
 
 /* Print a backtrace (one "  [<pc>] " line per frame) starting at frame
  * pointer @fp; stops at a NULL/unaligned/unmapped frame or after 32

@@ -2,8 +2,8 @@
  * bench_trace.c - what the scheduler trace costs (kernel/trace/).
  *
  *   trace_event  one recorded event: direct calls of the switch record
- *                (three tasks) and of the mutex acquire record (a task
- *                and a mutex); then the hooks with recording off (one
+ *                (three tasks) and of the mutex fast paths' acquire
+ *                record (a task and a mutex, restartable); then the hooks with recording off (one
  *                branch), and what tracing adds to a voluntary context
  *                switch (yield ping-pong, one switch event each) and to
  *                an uncontended mutex_lock + mutex_unlock (an acquire and
@@ -85,7 +85,7 @@ static DEFINE_MUTEX(bench_trace_m);
 static void call_acquire_record(struct task *a, struct task *b)
 {
 	(void)b;
-	__trace_mutex_acquire(a, &bench_trace_m, TRACE_ACQ_FAST);
+	arch_trace_mutex_acquire(a, &bench_trace_m);	/* the fast path's */
 }
 
 static void call_mutex_pair(struct task *a, struct task *b)

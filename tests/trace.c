@@ -9,6 +9,9 @@
  * full ring overwrites its
  * oldest events and counts them lost; copies taken while every CPU
  * records show only whole events with per-CPU non-decreasing times;
+ * the mutex fast paths' records restart where an interrupt lands before
+ * they publish, and stay whole and in order under interrupts that
+ * record; a mutex name outside the image is copied;
  * `trace off` records nothing; reset forgets.
  *
  * Events are read through trace_snapshot(), whose lines are the ones
@@ -21,6 +24,7 @@
 #include "sched.h"
 #include "timer.h"
 #include "trace.h"
+#include "trace_record.h"
 #include <printf.h>
 #include <string.h>
 
@@ -511,6 +515,209 @@ static void concurrent_copies_are_whole(struct ktest *t)
 	KEXPECT_EQ(t, r.bad, 0);
 }
 
+/* ---- The mutex fast paths' records: restartable --------------------- */
+
+/*
+ * The arch's restartable records (arch.h) are in the table, and the
+ * restart moves exactly the PCs before a record's publishing store back
+ * to its start: every PC of the record up to its end, none after, none
+ * outside.  Each restart is counted on this CPU.
+ */
+static void rseq_restart_moves_only_unpublished(struct ktest *t)
+{
+	extern const struct trace_rseq __trace_rseq_table[],
+		__trace_rseq_table_end[];
+	const uintptr_t fns[] = { (uintptr_t)arch_trace_mutex_acquire,
+				  (uintptr_t)arch_trace_mutex_release };
+	unsigned long flags = arch_irq_save();	/* as from an interrupt */
+	struct trace_cpu *tc = this_cpu()->trace;
+	uint64_t before = tc->restarts, moved = 0;
+
+	KEXPECT_EQ(t, (long)(__trace_rseq_table_end - __trace_rseq_table),
+		   (long)ARRAY_SIZE(fns));
+	for (unsigned i = 0; i < ARRAY_SIZE(fns); i++) {
+		const struct trace_rseq *e = NULL;
+
+		for (const struct trace_rseq *x = __trace_rseq_table;
+		     x < __trace_rseq_table_end; x++)
+			if (x->start == fns[i])
+				e = x;
+		if (!e) {
+			ktest_fail(t, __FILE__, __LINE__, "record %u (%p) is "
+				   "not in the table", i, (void *)fns[i]);
+			continue;
+		}
+		KEXPECT(t, e->end > e->start);
+		KEXPECT(t, e->start >= (uintptr_t)__trace_rseq_text &&
+			   e->end < (uintptr_t)__trace_rseq_text_end);
+		for (uintptr_t pc = e->start; pc <= e->end; pc++) {
+			uintptr_t p = pc;
+
+			trace_irq_entry(&p);
+			if (pc < e->end) {
+				KEXPECT_EQ(t, p, e->start);
+				moved++;
+			} else {
+				KEXPECT_EQ(t, p, pc);	/* published */
+			}
+		}
+	}
+	for (uintptr_t pc = (uintptr_t)__trace_rseq_text - 1;
+	     pc <= (uintptr_t)__trace_rseq_text_end;
+	     pc += (uintptr_t)__trace_rseq_text_end -
+		   (uintptr_t)__trace_rseq_text + 1) {
+		uintptr_t p = pc;
+
+		trace_irq_entry(&p);
+		KEXPECT_EQ(t, p, pc);		/* just outside */
+	}
+	KEXPECT_EQ(t, tc->restarts - before, moved);
+	arch_irq_restore(flags);
+}
+
+#define RS_PAIRS_MAX 6000		/* 12000 records: most of a ring */
+#define RS_MARKS 200			/* enough interrupts: stop */
+#define RS_PERIOD_NS 3000
+
+struct rs {
+	struct timer tm;
+	struct mutex m;
+	volatile int stop;
+	volatile unsigned marks;	/* marks the timer recorded */
+	unsigned pairs;			/* lock+unlock done */
+};
+
+/* Every RS_PERIOD_NS, in interrupt context: a mark of its own. */
+static void rs_tick(struct timer *tm)
+{
+	struct rs *r = tm->data;
+
+	if (READ_ONCE(r->stop))
+		return;
+	trace_mark("rs irq");
+	r->marks++;
+	timer_arm(tm, clock_ns() + RS_PERIOD_NS);
+}
+
+static void rs_fn(void *arg)
+{
+	struct rs *r = arg;
+
+	timer_arm(&r->tm, clock_ns() + RS_PERIOD_NS);
+	/* A pair per microsecond at most: the host's timers are coarse,
+	 * and a fast vCPU would be done before the first few fired. */
+	while (r->pairs < RS_PAIRS_MAX && READ_ONCE(r->marks) < RS_MARKS) {
+		uint64_t next = clock_ns() + 1000;
+
+		mutex_lock(&r->m);
+		mutex_unlock(&r->m);
+		r->pairs++;
+		while (clock_ns() < next)
+			;
+	}
+	WRITE_ONCE(r->stop, 1);
+	timer_cancel(&r->tm);
+}
+
+/*
+ * Uncontended lock+unlock (the restartable records) while a timer on
+ * the same CPU records a mark every 3 us, until it has recorded
+ * RS_MARKS or RS_PAIRS_MAX pairs are done: every record is
+ * there once, whole and in order (acquire, release, acquire...), every
+ * mark too.  QEMU delivers interrupts between its translation blocks,
+ * so the interrupts land at the records' starts and at the block
+ * boundaries inside them (after the name's branch; after the clock
+ * read under -icount); rseq_restart_moves_only_unpublished covers
+ * every other PC.
+ */
+static void fast_records_whole_under_interrupts(struct ktest *t)
+{
+	static struct trace_event ev;
+	static struct rs r;
+	char acq[96], rel[96], who[32];
+	unsigned nacq = 0, nrel = 0, nmark = 0, bad = 0;
+	uint64_t restarts = 0;
+	struct trace_snapshot *s;
+	int cpu = test_cpu(), tid;
+	struct task *p;
+
+	mutex_init(&r.m, "trace-rs");
+	KEXPECT(t, r.m.trace_name != NULL);	/* a literal: kept */
+	timer_init(&r.tm, rs_tick, &r);
+	r.stop = 0;
+	r.marks = 0;
+	r.pairs = 0;
+	for (int i = 0; i < ncpus; i++)
+		restarts -= trace_cpus[i].restarts;
+	trace_reset();
+	p = spawn_on(t, "trace-rs", rs_fn, &r, cpu, NULL);
+	KASSERT(t, p != NULL);
+	tid = p->tid;
+	thread_join(p);
+	for (int i = 0; i < ncpus; i++)
+		restarts += trace_cpus[i].restarts;
+	snprintf(who, sizeof(who), "trace-rs#%d", tid);
+	snprintf(acq, sizeof(acq), "acquire task=%s mutex=trace-rs how=fast",
+		 who);
+	snprintf(rel, sizeof(rel), "release task=%s mutex=trace-rs wake=none",
+		 who);
+	s = trace_snapshot();
+	KASSERT(t, s != NULL);
+	KEXPECT_EQ(t, trace_snapshot_lost(s, cpu), 0);
+	while (trace_snapshot_next(s, &ev)) {
+		if (ev.cpu != cpu)
+			continue;
+		if (strstr(ev.line, "text=rs irq")) {
+			nmark++;
+		} else if (strcmp(ev.line, acq) == 0) {
+			bad += nacq != nrel;	/* two acquires in a row */
+			nacq++;
+		} else if (strcmp(ev.line, rel) == 0) {
+			bad += nrel + 1 != nacq;
+			nrel++;
+		} else if (strstr(ev.line, "trace-rs") &&
+			   (strncmp(ev.line, "acquire", 7) == 0 ||
+			    strncmp(ev.line, "release", 7) == 0)) {
+			printk("# unexpected: %s\n", ev.line);
+			bad++;
+		}
+	}
+	trace_snapshot_free(s);
+	printk("# %u of %u pairs, %u of %u marks; %llu restarts\n",
+	       nacq, r.pairs, nmark, r.marks, (unsigned long long)restarts);
+	KEXPECT_EQ(t, nacq, r.pairs);
+	KEXPECT_EQ(t, nrel, r.pairs);
+	KEXPECT_EQ(t, nmark, r.marks);
+	KEXPECT(t, r.marks > 0);
+	KEXPECT_EQ(t, bad, 0);
+}
+
+/* A mutex whose name is not in the image: the fast paths copy it (the
+ * C record), and the name prints after its buffer is gone. */
+static void fast_records_copy_other_names(struct ktest *t)
+{
+	static struct mutex m;
+	char *name = kmalloc(16);
+	struct task *self = current();
+	char want[96];
+
+	KASSERT(t, name != NULL);
+	memcpy(name, "trace-heap", sizeof("trace-heap"));
+	mutex_init(&m, name);
+	KEXPECT(t, m.trace_name == NULL);
+	trace_reset();
+	mutex_lock(&m);
+	mutex_unlock(&m);
+	memset(name, 'x', 11);
+	kfree(name);
+	snprintf(want, sizeof(want), "acquire task=%s#%d mutex=trace-heap "
+		 "how=fast", self->name, self->tid);
+	KEXPECT_EQ(t, count_events(want, -1), 1);
+	snprintf(want, sizeof(want), "release task=%s#%d mutex=trace-heap "
+		 "wake=none", self->name, self->tid);
+	KEXPECT_EQ(t, count_events(want, -1), 1);
+}
+
 /* ---- On, off, reset --------------------------------------------------- */
 
 static void off_fn(void *arg)
@@ -570,6 +777,9 @@ static struct ktest_case trace_cases[] = {
 	KTEST_CASE(names_slot_taken),
 	KTEST_CASE(ring_overwrite_counts_lost),
 	KTEST_CASE_TIMEOUT(concurrent_copies_are_whole, 60000),
+	KTEST_CASE(rseq_restart_moves_only_unpublished),
+	KTEST_CASE(fast_records_whole_under_interrupts),
+	KTEST_CASE(fast_records_copy_other_names),
 	KTEST_CASE(off_records_nothing),
 	KTEST_CASE(reset_forgets),
 	{ 0 },

@@ -8,6 +8,7 @@
 #include "mm.h"
 #include "rv.h"
 #include "sched.h"
+#include "trace.h"
 
 void rv_trap_init_hart(uintptr_t emergency_stack_top)
 {
@@ -97,6 +98,7 @@ void rv_trap(struct trap_frame *tf)
 		return;
 	}
 	cause &= ~SCAUSE_INTR;
+	trace_irq_entry(&tf->sepc);
 	irq_enter();
 	if (cause == IRQ_S_TIMER) {
 		rv_timer_irq_ack();

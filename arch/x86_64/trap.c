@@ -12,6 +12,7 @@
 #include "cpu.h"
 #include "sched.h"
 #include "mm.h"
+#include "trace.h"
 
 struct idt_entry {
 	uint16_t offset_lo;
@@ -171,6 +172,7 @@ void x86_trap(struct trap_frame *f)
 {
 	switch (f->vector) {
 	case TIMER_VECTOR:
+		trace_irq_entry(&f->rip);
 		irq_enter();
 		this_cpu()->arch.irq_frame = f;		/* arch_irq_callchain */
 		timer_interrupt();
@@ -179,6 +181,7 @@ void x86_trap(struct trap_frame *f)
 		irq_exit();
 		return;
 	case IPI_VECTOR:
+		trace_irq_entry(&f->rip);
 		irq_enter();
 		ipi_interrupt();
 		x86_lapic_eoi();

@@ -82,6 +82,10 @@ struct mutex {
 	struct list_head wait_list;	/* struct mutex_waiter, arrival order */
 	struct list_head held_node;	/* on the owner's held_mutexes */
 	const char *name;		/* for reports: misuse, deadlock, ps */
+	/* name if the trace may keep the pointer (a string in the kernel
+	 * image, which never changes), else NULL: a record copies the name
+	 * (trace_keep_name()).  Decided once here, not per record. */
+	const char *trace_name;
 };
 
 #define MUTEX_INIT(m, n) {						\
@@ -89,7 +93,8 @@ struct mutex {
 	.wait_lock = SPINLOCK_INIT("mutex wait_lock"),			\
 	.wait_list = LIST_HEAD_INIT((m).wait_list),			\
 	.held_node = LIST_HEAD_INIT((m).held_node),			\
-	.name = (n),							\
+	.name = n,							\
+	.trace_name = "" n,	/* a string literal (in the image) */	\
 }
 #define DEFINE_MUTEX(m) struct mutex m = MUTEX_INIT(m, #m)
 

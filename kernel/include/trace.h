@@ -5,7 +5,9 @@
  * the console in the text format of docs/trace.md.
  *
  * Recording (kernel/trace/trace.c): each CPU writes only its own ring, with
- * interrupts off around one event, so the path takes no lock.  A record
+ * interrupts off around one event (or, for the mutex fast paths, in a
+ * record that an interrupt restarts: trace_irq_entry()), so the path
+ * takes no lock.  A record
  * keeps task ids (names are kept once per task, trace_task_named()) and
  * a mutex's name (a pointer when it is a string in the kernel image, a
  * copy otherwise): a task or mutex freed before the dump is never read
@@ -184,6 +186,55 @@ static inline void trace_mutex_release(struct task *p, struct mutex *m,
 {
 	if (trace_on())
 		__trace_mutex_release(p, m, wake, handoff);
+}
+
+/*
+ * The fast paths' records (mutex_lock(), mutex_unlock() without
+ * waiters: acquire how=fast, release waking none).  Written by the arch
+ * (arch.h, "Restartable trace records") without masking interrupts: an
+ * interrupt that lands in one moves it back to its start before it
+ * records anything itself (trace_irq_entry()), so the record is written
+ * again, whole, after it.  A mutex whose name is not in the image
+ * (trace_name NULL) takes __trace_mutex_acquire/release().
+ */
+void arch_trace_mutex_acquire(struct task *p, struct mutex *m);
+void arch_trace_mutex_release(struct task *p, struct mutex *m);
+
+static inline void trace_mutex_acquire_fast(struct task *p, struct mutex *m)
+{
+	if (trace_on())
+		arch_trace_mutex_acquire(p, m);
+}
+
+static inline void trace_mutex_release_fast(struct task *p, struct mutex *m)
+{
+	if (trace_on())
+		arch_trace_mutex_release(p, m);
+}
+
+/* @name if a record may keep the pointer (a string in the kernel
+ * image's .rodata: never changed, never freed), else NULL (a record
+ * copies it).  mutex_init() keeps the answer in m->trace_name. */
+const char *trace_keep_name(const char *name);
+
+/*
+ * The arch's interrupt entry, before anything that may record or switch
+ * (arch.h): if the interrupted @pc is inside a restartable record that
+ * has not published yet, move it back to the record's start.  One range
+ * test per interrupt; the table search only when it hits.
+ */
+struct trace_rseq {
+	uintptr_t start;	/* the record's first instruction */
+	uintptr_t end;		/* the one after its publishing store */
+};
+extern const char __trace_rseq_text[], __trace_rseq_text_end[];
+void __trace_rseq_restart(uintptr_t *pc);
+
+static inline void trace_irq_entry(uintptr_t *pc)
+{
+	if (__builtin_expect(*pc >= (uintptr_t)__trace_rseq_text &&
+			     *pc < (uintptr_t)__trace_rseq_text_end, 0))
+		__trace_rseq_restart(pc);
 }
 
 /* Waiter @p left @m without it: @err is -ETIMEDOUT, -EDEADLK, ... */

@@ -87,7 +87,8 @@ struct trace_elem {
 };
 
 /* One CPU's ring and what its recording side keeps.  Written only by
- * that CPU with interrupts off; read by anyone (read.c). */
+ * that CPU with interrupts off or in a restartable record (arch.h);
+ * read by anyone (read.c). */
 struct trace_cpu {
 	/* head first: riscv64's release store (amoswap) takes no offset */
 	uint64_t head;			/* next position (release-stored) */
@@ -97,6 +98,8 @@ struct trace_cpu {
 	/* Written by trace_reset() only, under trace_reset_lock: */
 	uint64_t start;			/* first position since the reset */
 	uint64_t start_conts;		/* conts at the reset */
+	/* Records an interrupt moved back to their start (arch.h). */
+	uint64_t restarts;
 	/* The proxy walk of the pick in progress (trace_proxy_hop). */
 	struct task *chain_donor;
 	unsigned chain_hops;		/* hops seen; more than kept: cut */

@@ -73,7 +73,7 @@ struct ww_mutex {
 };
 
 #define WW_MUTEX_INIT(m, c, n) {					\
-	.base = MUTEX_INIT((m).base, (n)),				\
+	.base = MUTEX_INIT((m).base, n),					\
 	.ctx = NULL,							\
 	.ww_class = (c),						\
 }

@@ -62,6 +62,7 @@ void mutex_init(struct mutex *m, const char *name)
 	list_init(&m->wait_list);
 	list_init(&m->held_node);
 	m->name = name;
+	m->trace_name = trace_keep_name(name);
 }
 
 static inline struct task *owner_task(unsigned long owner)
@@ -163,7 +164,7 @@ void mutex_lock(struct mutex *m)
 
 	if (this_cpu_preempt_count() == 0 && owner_cas_acquire(m, 0, (unsigned long)curr)) {
 		list_add(&m->held_node, &curr->held_mutexes);
-		trace_mutex_acquire(curr, m, TRACE_ACQ_FAST);
+		trace_mutex_acquire_fast(curr, m);
 		return;
 	}
 	mutex_lock_slow(m);
@@ -175,7 +176,7 @@ int mutex_lock_timeout(struct mutex *m, uint64_t timeout_ns)
 
 	if (this_cpu_preempt_count() == 0 && owner_cas_acquire(m, 0, (unsigned long)curr)) {
 		list_add(&m->held_node, &curr->held_mutexes);
-		trace_mutex_acquire(curr, m, TRACE_ACQ_FAST);
+		trace_mutex_acquire_fast(curr, m);
 		return 0;
 	}
 	return __mutex_lock_slowpath(m, timeout_ns, NULL);
@@ -211,7 +212,7 @@ void mutex_unlock(struct mutex *m)
 	if (READ_ONCE(m->owner) == (unsigned long)curr) {
 		list_del_init(&m->held_node);
 		if (owner_cas_release(m, (unsigned long)curr, 0)) {
-			trace_mutex_release(curr, m, NULL, false);
+			trace_mutex_release_fast(curr, m);
 			return;
 		}
 	}

@@ -7,7 +7,11 @@
  * and a pointer to the mutex's name).  An event that needs more (a
  * mutex name outside the kernel image, a proxy chain, a long mark)
  * continues in TRACE_CONT records right after it, written in the same
- * interrupts-off section; the head's ncont says how many.
+ * interrupts-off section; the head's ncont says how many.  The mutex
+ * fast paths' one-record events are written by the arch without masking
+ * interrupts but restartable (arch.h): an interrupt before the publishing
+ * store sends the record back to its start, so to a reader and to the
+ * interrupt's own records it is as if it had not begun.
  *
  * Names are not copied into every record:
  *  - a task is its tid; its name is written once into trace_names[]

@@ -288,6 +288,32 @@ static void copy_mutex_name(char *d, const char *s)
 	}
 }
 
+const char *trace_keep_name(const char *name)
+{
+	return name && in_rodata(name) ? name : NULL;
+}
+
+/* ---- Restartable records (arch.h) ------------------------------------ */
+
+/* Every arch's restartable records, from its trace_rseq_table section. */
+extern const struct trace_rseq __trace_rseq_table[], __trace_rseq_table_end[];
+
+/* trace_irq_entry() found @pc among the restartable records' code: if
+ * it is before a record's publishing store, the interrupted record
+ * starts again (its arguments are still in their registers: the records
+ * never write them).  Interrupts off. */
+void __trace_rseq_restart(uintptr_t *pc)
+{
+	for (const struct trace_rseq *e = __trace_rseq_table;
+	     e < __trace_rseq_table_end; e++) {
+		if (*pc >= e->start && *pc < e->end) {
+			*pc = e->start;
+			this_cpu()->trace->restarts++;
+			return;
+		}
+	}
+}
+
 /* Set element @e to mutex name @s: the pointer, or a copy. */
 static void put_mutex_elem(struct trace_elem *e, const char *s)
 {
@@ -487,12 +513,12 @@ static __attribute__((noinline)) void record_ttm_copy(int type, int arg,
 static __always_inline void record_ttm(int type, int arg, struct task *a,
 				       struct task *b, struct mutex *m)
 {
-	const char *name = m->name;
+	const char *name = m->trace_name;
 	struct trace_rec *r;
 	struct trace_w w;
 
-	if (__builtin_expect(!in_rodata(name), 0)) {
-		record_ttm_copy(type, arg, a, b, name);
+	if (__builtin_expect(!name, 0)) {
+		record_ttm_copy(type, arg, a, b, m->name);
 		return;
 	}
 	trace_start(&w);
@@ -510,7 +536,8 @@ void __trace_mutex_block(struct task *p, struct mutex *m, struct task *owner)
 	record_ttm(TRACE_BLOCK, 0, p, owner, m);
 }
 
-__trace_leaf
+/* Also the arch's fast records' way out (a name to copy): by name. */
+__trace_leaf __attribute__((externally_visible))
 void __trace_mutex_acquire(struct task *p, struct mutex *m, int how)
 {
 	record_ttm(TRACE_ACQUIRE, how, p, NULL, m);
@@ -525,7 +552,8 @@ static __attribute__((noinline)) void record_handoff(struct task *p,
 	record_ttm(TRACE_HANDOFF, 0, p, wake, m);
 }
 
-__trace_leaf
+/* Also the arch's fast records' way out (a name to copy): by name. */
+__trace_leaf __attribute__((externally_visible))
 void __trace_mutex_release(struct task *p, struct mutex *m,
 			   struct task *wake, bool handoff)
 {
