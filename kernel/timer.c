@@ -45,6 +45,8 @@ struct timer_queue {
 	uint64_t tick_irq;		/* irq_stamp() of its last run */
 	bool tick_put_off;		/* once since its last run, for a
 					   switch (run_due()) */
+	bool tick_waited;		/* once since its last run, for a
+					   timer due right after it */
 	struct timer tick;		/* never armed: q->running while the
 					   tick runs */
 };
@@ -78,6 +80,14 @@ static struct timer_queue queues[NR_CPUS] = {
 /* How long a tick due with a switch pending waits: until after the
  * switch (run_due()). */
 #define TICK_PUT_OFF_NS (5 * NSEC_PER_USEC)
+/*
+ * A tick due this soon before a queued timer waits for it, once, and
+ * runs after its callbacks (timer_interrupt()).  The tick alone costs
+ * about 500 instructions, more when it ends a fair slice and the hogs
+ * switch: a sleeper due inside that waited for both, the worst case of
+ * rt_wakeup_lat (docs/performance.md, "Round 8").
+ */
+#define TICK_WAIT_NS (2 * NSEC_PER_USEC)
 
 void timer_init(struct timer *t, void (*fn)(struct timer *t), void *data)
 {
@@ -135,29 +145,86 @@ static inline bool dequeue(struct timer *t)
 	return smp_load_acquire(&t->cpu) >= 0 && dequeue_armed(t);
 }
 
+/*
+ * Hints (->early: the fair slice timer) are not due just before another
+ * timer: one due up to TIMER_EARLY_NS before a timer runs right after
+ * it instead, in its interrupt.  A task that timer wakes then finds the
+ * hint dropped (run_due(): the switch to it makes the hint moot) rather
+ * than waiting for its callback, or for the switch between fair tasks
+ * the hint would have made first (rt_wakeup_lat's worst case,
+ * docs/performance.md, "Round 8").  q->lock held.
+ *
+ * hint_deadline(): the deadline for a hint armed for @deadline: that of
+ * the last other timer due within TIMER_EARLY_NS after it, if any.
+ */
+static uint64_t hint_deadline(struct timer_queue *q, uint64_t deadline)
+{
+	struct list_head *pos;
+	uint64_t d = deadline;
+
+	list_for_each(pos, &q->timers) {
+		struct timer *u = list_entry(pos, struct timer, node);
+
+		if (u->deadline_ns > deadline + TIMER_EARLY_NS)
+			break;
+		if (u->deadline_ns >= deadline && !u->early)
+			d = u->deadline_ns;
+	}
+	return d;
+}
+
+/* @t (not a hint) was just queued: a hint due up to TIMER_EARLY_NS
+ * before it moves to right after it. */
+static void hint_after(struct timer_queue *q, struct timer *t)
+{
+	struct list_head *pos = t->node.prev;
+
+	while (pos != &q->timers) {
+		struct timer *u = list_entry(pos, struct timer, node);
+
+		if (u->deadline_ns + TIMER_EARLY_NS < t->deadline_ns)
+			return;
+		pos = pos->prev;
+		if (u->early) {
+			list_del_init(&u->node);
+			u->deadline_ns = t->deadline_ns;
+			list_add(&u->node, &t->node);	/* right after t */
+			return;
+		}
+	}
+}
+
 void timer_arm(struct timer *t, uint64_t deadline_ns)
 {
 	unsigned long flags;
 	struct timer_queue *q;
 	struct list_head *pos;
 
+	struct list_head *head;
+
 	dequeue(t);
 	flags = arch_irq_save();
 	q = &queues[this_cpu()->id];
 	spin_lock_raw(&q->lock);
+	head = q->timers.next;
+	if (__builtin_expect(t->early, 0))
+		deadline_ns = hint_deadline(q, deadline_ns);
 	t->deadline_ns = deadline_ns;
 	list_for_each(pos, &q->timers)
 		if (list_entry(pos, struct timer, node)->deadline_ns > deadline_ns)
 			break;
 	list_add_tail(&t->node, pos);	/* before the first later one */
 	t->cpu = this_cpu()->id;
+	if (!t->early && t->node.prev != &q->timers)
+		hint_after(q, t);
 	/* Inside one of this CPU's callbacks (q->running is only ever set
 	 * there), timer_interrupt() programs the hardware once it is done.
 	 * Arming it here for a time already past would, on x86, leave an
 	 * interrupt pending that no later arming takes back, and the
 	 * deferral would be lost. */
-	if (q->timers.next == &t->node && !q->running &&
-	    deadline_ns < q->tick_ns)
+	if (q->timers.next != head && !q->running &&
+	    list_first_entry(&q->timers, struct timer, node)->deadline_ns <
+	    q->tick_ns)
 		reprogram(q);
 	spin_unlock_raw(&q->lock);
 	arch_irq_restore(flags);
@@ -290,6 +357,7 @@ static void tick(struct cpu *c, struct timer_queue *q, uint64_t due)
 	q->tick_ns = next > due ? next : due + TICK_NS;
 	q->tick_irq = irq_stamp(c);
 	q->tick_put_off = false;
+	q->tick_waited = false;
 	WRITE_ONCE(q->running, &q->tick);	/* timers armed: see timer_arm */
 	c->nr_ticks++;
 	scheduler_tick();
@@ -322,6 +390,13 @@ static __attribute__((noinline)) void run_due(struct cpu *c,
 
 	for (;;) {
 		while (n < TIMER_MAX_PER_IRQ && (t = next_due(q, due, stamp))) {
+			if (t->early && READ_ONCE(c->need_resched)) {
+				/* A hint the pending switch makes moot:
+				 * the woken task does not wait for it. */
+				list_del_init(&t->node);
+				smp_store_release(&t->cpu, -1);
+				continue;
+			}
 			n++;
 			t->ran_irq = stamp;
 			list_del_init(&t->node);
@@ -410,7 +485,12 @@ void timer_interrupt(void)
 	spin_lock_raw(&q->lock);
 	t = queue_head(q);
 	if (!t || t->deadline_ns > entry + TIMER_SPIN_NS) {
-		if (q->tick_ns <= entry) {	/* the tick alone: most */
+		if (q->tick_ns <= entry && t && !q->tick_waited &&
+		    t->deadline_ns - entry <= TICK_WAIT_NS) {
+			/* A timer right behind: the tick runs after it. */
+			q->tick_waited = true;
+			q->tick_ns = t->deadline_ns;
+		} else if (q->tick_ns <= entry) {	/* the tick alone: most */
 			spin_unlock_raw(&q->lock);
 			tick(c, q, entry);
 			spin_lock_raw(&q->lock);

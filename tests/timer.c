@@ -2,8 +2,9 @@
  * timer.c - tests of one-shot timers, sleep and the clock: timers fire in
  * deadline order whatever the arming order, cancel works, sleeps never
  * return early, clock_ns() never goes backwards on a CPU or between
- * CPUs, and a timer that re-arms itself already expired cannot wedge its
- * CPU (the bound on one interrupt's work).
+ * CPUs, a timer that re-arms itself already expired cannot wedge its
+ * CPU (the bound on one interrupt's work), and a hint (->early) due just
+ * before a timer runs after it, or not at all when a switch is pending.
  */
 #include "ktest.h"
 #include "helpers.h"
@@ -317,12 +318,95 @@ static void storm_does_not_wedge_its_cpu(struct ktest *t)
 	KEXPECT_EQ(t, st.fired_after_stop, 0);
 }
 
+/* ---- Hints (->early: the fair slice timer) --------------------------- */
+
+struct hint_test {
+	struct timer hint, hard;
+	char order[4];			/* 'h', 't' in firing order */
+	int n;
+	bool resched;			/* hard's callback asks for a switch */
+};
+
+static void hint_fn(struct timer *tm)
+{
+	struct hint_test *h = tm->data;
+
+	if (h->n < 3)
+		h->order[h->n++] = 'h';
+}
+
+static void hard_fn(struct timer *tm)
+{
+	struct hint_test *h = tm->data;
+
+	if (h->n < 3)
+		h->order[h->n++] = 't';
+	if (h->resched)		/* as a wakeup that preempts would */
+		WRITE_ONCE(this_cpu()->need_resched, true);
+}
+
+/* Arm @h's hint for D - @before and its timer for D (hint first if
+ * @hint_first), interrupts off; return the hint's deadline - D. */
+static int64_t hint_arm(struct hint_test *h, uint64_t before, bool hint_first,
+			bool resched)
+{
+	uint64_t d = clock_ns() + 5 * NSEC_PER_MSEC;
+	unsigned long flags = arch_irq_save();
+	int64_t moved;
+
+	memset(h, 0, sizeof(*h));
+	timer_init(&h->hint, hint_fn, h);
+	h->hint.early = true;
+	timer_init(&h->hard, hard_fn, h);
+	h->resched = resched;
+	if (hint_first)
+		timer_arm(&h->hint, d - before);
+	timer_arm(&h->hard, d);
+	if (!hint_first)
+		timer_arm(&h->hint, d - before);
+	moved = (int64_t)(h->hint.deadline_ns - d);
+	arch_irq_restore(flags);
+	return moved;
+}
+
+/*
+ * A hint due up to TIMER_EARLY_NS before another timer moves to that
+ * timer's deadline, after it, whichever is armed first; one due earlier
+ * stays.  When the timer before it leaves a switch pending, the hint is
+ * dropped unrun (its job, a switch, is done): the woken task does not
+ * wait for it.
+ */
+static void hints_follow_timers(struct ktest *t)
+{
+	static struct hint_test h;
+
+	for (int first = 0; first < 2; first++) {
+		KEXPECT_EQ(t, hint_arm(&h, 1000, first, false), 0);
+		sleep_ns(10 * NSEC_PER_MSEC);
+		KEXPECT_EQ(t, h.n, 2);
+		KEXPECT(t, memcmp(h.order, "th", 2) == 0);
+	}
+	KEXPECT_EQ(t, hint_arm(&h, TIMER_EARLY_NS + 1000, true, false),
+		   -(int64_t)(TIMER_EARLY_NS + 1000));
+	sleep_ns(10 * NSEC_PER_MSEC);
+	KEXPECT_EQ(t, h.n, 2);
+	KEXPECT(t, memcmp(h.order, "ht", 2) == 0);
+
+	KEXPECT_EQ(t, hint_arm(&h, 1000, true, true), 0);
+	sleep_ns(10 * NSEC_PER_MSEC);
+	KEXPECT_EQ(t, h.n, 1);
+	KEXPECT_EQ(t, h.order[0], 't');
+	KEXPECT_EQ(t, h.hint.cpu, -1);		/* off the queue */
+	KEXPECT(t, !timer_cancel(&h.hint));
+}
+
 static struct ktest_case timer_cases[] = {
 	KTEST_CASE(oneshot_fire_in_deadline_order),
 	KTEST_CASE(cancel_before_deadline),
 	KTEST_CASE_TIMEOUT(sleep_never_returns_early, 30000),
 	KTEST_CASE_TIMEOUT(clock_monotonic_all_cpus, 30000),
 	KTEST_CASE(storm_does_not_wedge_its_cpu),
+	KTEST_CASE(hints_follow_timers),
 	{ 0 },
 };
 KTEST_SUITE(timer, timer_cases);

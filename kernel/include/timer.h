@@ -10,8 +10,10 @@
  * A timer due within a microsecond after an interrupt's callbacks, with
  * no switch pending, is waited for in that interrupt (TIMER_SPIN_NS in
  * timer.c), and a timer marked ->early (the fair slice timer) may run up
- * to TIMER_EARLY_NS early with the others; a tick due with a switch
- * pending waits until after it (a few microseconds).
+ * to TIMER_EARLY_NS early with the others, and is dropped unrun when a
+ * switch is already pending; a tick due with a switch pending waits
+ * until after it (a few microseconds), and a tick due just before a
+ * timer waits for that timer (TICK_WAIT_NS).
  *
  * One interrupt runs only timers due when it came or while its callbacks
  * ran, at most 16 callbacks (TIMER_MAX_PER_IRQ in timer.c), each timer at
@@ -40,11 +42,15 @@ struct timer {
 					   fn: timer_cancel() waits there */
 	uint64_t ran_irq;		/* the last interrupt that ran fn
 					   (timer.c, irq_stamp()) */
-	bool early;			/* may run up to TIMER_EARLY_NS
+	bool early;			/* a scheduler hint (the fair slice
+					   timer), set after timer_init():
+					   may run up to TIMER_EARLY_NS
 					   before its deadline, in an
 					   interrupt that runs timers anyway
-					   (a soft expiry: the fair slice
-					   timer); set after timer_init() */
+					   (a soft expiry); with a switch
+					   pending on its CPU, taken off the
+					   queue unrun (the switch does what
+					   it would) */
 };
 
 /* How early a timer with ->early may run. */

@@ -329,15 +329,15 @@ static void hrtick_fn(struct timer *t)
 		timer_arm(t, t->deadline_ns);
 		return;
 	}
-	/* Another timer of this CPU is due right behind: end the request
-	 * after it, not now.  Ending it switches to another fair task, and
-	 * a task that timer wakes would wait for that switch before its
-	 * interrupt is even taken (rt_wakeup_lat's worst case); then the
-	 * switch is to it, or this runs again at once.  The request runs
+	/* Another timer of this CPU is due right behind (or is due now and
+	 * runs next in this interrupt): end the request after it, not now.
+	 * Ending it switches to another fair task, and a task that timer
+	 * wakes would wait for that switch (rt_wakeup_lat's worst case);
+	 * then the switch is to it, or this runs again.  The request runs
 	 * over by HRTICK_SLACK_NS at most. */
 	next = timer_next_local();
-	if (next > now && next - now <= HRTICK_SLACK_NS) {
-		timer_arm(t, next);
+	if (next <= now + HRTICK_SLACK_NS) {
+		timer_arm(t, next > now ? next : now);
 		return;
 	}
 	spin_lock_raw(&rq->lock);
