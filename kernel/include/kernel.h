@@ -28,6 +28,13 @@
 #define __aligned(x) __attribute__((aligned(x)))
 #define __section(s) __attribute__((section(s)))
 #define __printf(a, b) __attribute__((format(printf, a, b)))
+/* A hot leaf, or a function that only tail-calls: no frame pointer of
+ * its own (riscv64's gcc sets one up even for a tail call; x86_64's
+ * shrink-wraps it).  A backtrace or profile sample taken inside a leaf
+ * marked so skips its direct caller; a tail-calling one loses nothing
+ * (its frame is gone before the callee runs anyway).  Never for a
+ * function that makes other calls: their backtraces would stop here. */
+#define __no_frame __attribute__((optimize("omit-frame-pointer")))
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
@@ -84,6 +91,10 @@ void __panic(const char *file, int line, const char *fmt, ...)
 #define READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
 #define barrier() __asm__ __volatile__("" ::: "memory")
+/* The compiler forgets how @var was computed (an empty asm that may
+ * change it), so it keeps the value in a register rather than computing
+ * it again (Linux's OPTIMIZER_HIDE_VAR). */
+#define OPTIMIZER_HIDE_VAR(var) __asm__("" : "+r"(var))
 #define smp_mb() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define smp_store_release(p, v) __atomic_store_n(p, v, __ATOMIC_RELEASE)
 #define smp_load_acquire(p) __atomic_load_n(p, __ATOMIC_ACQUIRE)

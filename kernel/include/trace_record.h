@@ -18,6 +18,7 @@
 #include "blocked_on.h"
 
 #define TRACE_RING_MASK (TRACE_RING - 1)
+
 #define TRACE_MUTEX_NAME 16			/* bytes of a mutex name kept */
 #define TRACE_CHAIN_HOPS 8			/* proxy hops kept per pick */
 #define TRACE_MARK_HEAD 12			/* mark bytes in the head */
@@ -63,7 +64,19 @@ struct trace_rec {
 		uint64_t u64;
 	};
 };
-_Static_assert(sizeof(struct trace_rec) == 32, "one record, half a line");
+_Static_assert(sizeof(struct trace_rec) == 32, "one record, half a line "
+	       "(trace_slot(): << 5)");
+
+/* Record @pos of @ring: pos modulo TRACE_RING by two shifts, not a mask.
+ * The mask does not fit riscv64's 12-bit immediates: gcc loads it once
+ * at the top of __schedule() and keeps it on the stack (3 instructions
+ * on every switch, traced or not). */
+static inline __attribute__((always_inline)) struct trace_rec *
+trace_slot(struct trace_rec *ring, uint64_t pos)
+{
+	return (struct trace_rec *)((char *)ring +
+		((pos << (64 - TRACE_RING_SHIFT)) >> (64 - TRACE_RING_SHIFT - 5)));
+}
 
 /* The header word: one store, and no byte stores that the compiler
  * must assume alias everything (it would reload the ring's state). */
@@ -152,7 +165,7 @@ trace_record_switch(struct trace_cpu *tc, struct task *prev, struct task *next)
 	 * (trace_proxy_hop() with p == donor: proxy.c's walk starts there). */
 	WRITE_ONCE(tc->reserve, pos + 1);
 	__atomic_thread_fence(__ATOMIC_RELEASE);	/* smp_wmb */
-	r = &tc->ring[pos & TRACE_RING_MASK];
+	r = trace_slot(tc->ring, pos);
 	arch_clock_raw_store(&r->ts);
 	r->hdr = trace_hdr(TRACE_SWITCH, 0, trace_prev_state(prev));
 	r->tid[0] = prev->tid;

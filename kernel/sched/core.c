@@ -288,15 +288,6 @@ void move_blocked_task(struct rq *src, struct rq *dst, struct task *p,
 	move_task(src, dst, p);
 }
 
-void wakeup_preempt_rq(struct rq *rq, struct task *p)
-{
-	struct task *donor = rq->donor;
-
-	if (sched_class_above(p->sched_class, donor->sched_class))
-		resched_curr(rq);
-	else if (p->sched_class == donor->sched_class)
-		p->sched_class->wakeup_preempt(rq, p);
-}
 
 /*
  * Pick what runs next.  First every class with a ->balance op may pull

@@ -388,8 +388,17 @@ void move_blocked_task(struct rq *src, struct rq *dst, struct task *p,
  */
 void rq_queue_push(struct rq *rq, const struct sched_class *c);
 
-/* @p was just queued on @rq: preempt rq->donor if p should run first. */
-void wakeup_preempt_rq(struct rq *rq, struct task *p);
+/* @p was just queued on @rq: preempt rq->donor if p should run first.
+ * Inline: every wakeup's. */
+static inline void wakeup_preempt_rq(struct rq *rq, struct task *p)
+{
+	struct task *donor = rq->donor;
+
+	if (sched_class_above(p->sched_class, donor->sched_class))
+		resched_curr(rq);
+	else if (p->sched_class == donor->sched_class)
+		p->sched_class->wakeup_preempt(rq, p);
+}
 
 /* CPUs @p may run on that are online. */
 static inline uint64_t task_cpus_online(const struct task *p)

@@ -115,15 +115,11 @@ static void rt_update_highest(struct rq *rq)
  * elsewhere (Linux's rt_nr_migratory test), or is a blocked donor whose
  * chain may (task_blocked_rt).  Pullers scan this mask; pushers look.
  */
-static void rt_update_overload(struct rq *rq)
+static void __rt_update_overload(struct rq *rq)
 {
 	struct rt_rq *rt = &rq->rt;
 	bool over;
 
-	/* Lone CPU: no puller to tell (internal.h, sched_smp); the flag
-	 * and the mask bit stay as they were, both, until then. */
-	if (!sched_smp || rt->cpu < 0)
-		return;
 	over = rt->rt_nr_running && rt->rt_nr_migratory > 0 &&
 	       rt->rt_nr_running + rq->dl.dl_nr_running > 1;
 	if (over == rt->overloaded)
@@ -133,6 +129,15 @@ static void rt_update_overload(struct rq *rq)
 		__atomic_fetch_or(&rt_rto_mask, 1ULL << rt->cpu, __ATOMIC_SEQ_CST);
 	else
 		__atomic_fetch_and(&rt_rto_mask, ~(1ULL << rt->cpu), __ATOMIC_SEQ_CST);
+}
+
+/* Lone CPU: no puller to tell (internal.h, sched_smp); the flag and the
+ * mask bit stay as they were, both, until then.  The test inline: it is
+ * every RT enqueue's and dequeue's. */
+static inline void rt_update_overload(struct rq *rq)
+{
+	if (sched_smp && rq->rt.cpu >= 0)
+		__rt_update_overload(rq);
 }
 
 /*

@@ -67,7 +67,8 @@ static void ttwu_set_running(struct task *p)
  * on as soon as rq->lock is free (queue_push: the caller holds locks),
  * so a woken owner's chain runs where it can now, not only where the
  * owner was placed by its own context.  rq->lock held. */
-static void ttwu_activate(struct rq *rq, struct task *p, int flags,
+static __attribute__((always_inline)) inline void
+ttwu_activate(struct rq *rq, struct task *p, int flags,
 			  bool keep_blocked)
 {
 	update_rq_clock(rq);
@@ -232,6 +233,7 @@ static bool try_to_wake_up(struct task *p, int cpu, bool keep_blocked)
 	if (!keep_blocked)
 		p->wake_cpu = -1;	/* back where it may run */
 	rq = cpu_rq(cpu);
+	OPTIMIZER_HIDE_VAR(rq);		/* not cpu_rq(cpu) three times */
 	spin_lock_raw(&rq->lock);
 	if (p->cpu != cpu) {
 		p->nr_migrations++;
@@ -292,7 +294,8 @@ void wake_up_new_task(struct task *p)
 
 /* ---- Sleeping ------------------------------------------------------ */
 
-static void sleep_timer_fn(struct timer *t)
+/* A tail call of ttwu(): no frame (kernel.h). */
+static __no_frame void sleep_timer_fn(struct timer *t)
 {
 	wake_up(t->data);
 }

@@ -45,10 +45,8 @@ static bool trace_ready;		/* every present CPU has a ring */
 #define __always_inline inline __attribute__((always_inline))
 
 /* The hottest events are leaves (or tail calls): without the frame
- * pointer's setup (riscv64 builds one even for a leaf) they save four
- * or five instructions.  A profile sample inside one is charged to it
- * and its caller's callers: the direct caller drops out of the stack. */
-#define __trace_leaf __attribute__((optimize("omit-frame-pointer")))
+ * pointer's setup they save four or five instructions (kernel.h). */
+#define __trace_leaf __no_frame
 
 #define RING_ORDER 7			/* 2^7 pages = TRACE_RING records */
 _Static_assert((PAGE_SIZE << RING_ORDER) ==
