@@ -379,14 +379,32 @@ static void tick(struct cpu *c, struct timer_queue *q, uint64_t due)
  * interrupt once made it report a task that had none (football,
  * riscv64, 8 CPUs).
  */
+/* Take @t (due) off @q and run its callback, q->lock dropped around it.
+ * @stamp: this interrupt (irq_stamp()).  q->lock held. */
+static inline __attribute__((always_inline)) void
+run_one(struct cpu *c, struct timer_queue *q, struct timer *t, uint64_t stamp)
+{
+	t->ran_irq = stamp;
+	list_del_init(&t->node);
+	if (!(READ_ONCE(t->ran_on) & (1ULL << c->id)))	/* timer_cancel */
+		__atomic_fetch_or(&t->ran_on, 1ULL << c->id, __ATOMIC_RELAXED);
+	WRITE_ONCE(q->running, t);
+	/* Whoever sees cpu == -1 (acquire) also sees running == t, so
+	 * timer_cancel() cannot miss a callback about to run. */
+	smp_store_release(&t->cpu, -1);
+	spin_unlock_raw(&q->lock);
+	t->fn(t);
+	spin_lock_raw(&q->lock);
+	WRITE_ONCE(q->running, NULL);
+}
+
 static __attribute__((noinline)) void run_due(struct cpu *c,
 					      struct timer_queue *q,
-					      uint64_t entry)
+					      uint64_t entry, int n)
 {
 	uint64_t due = entry, now, stamp = irq_stamp(c);
 	bool spun = false;
 	struct timer *t;
-	int n = 0;
 
 	for (;;) {
 		while (n < TIMER_MAX_PER_IRQ && (t = next_due(q, due, stamp))) {
@@ -398,20 +416,7 @@ static __attribute__((noinline)) void run_due(struct cpu *c,
 				continue;
 			}
 			n++;
-			t->ran_irq = stamp;
-			list_del_init(&t->node);
-			if (!(READ_ONCE(t->ran_on) & (1ULL << c->id)))	/* timer_cancel */
-				__atomic_fetch_or(&t->ran_on, 1ULL << c->id,
-						  __ATOMIC_RELAXED);
-			WRITE_ONCE(q->running, t);
-			/* Whoever sees cpu == -1 (acquire) also sees
-			 * running == t, so timer_cancel() cannot miss a
-			 * callback about to run. */
-			smp_store_release(&t->cpu, -1);
-			spin_unlock_raw(&q->lock);
-			t->fn(t);
-			spin_lock_raw(&q->lock);
-			WRITE_ONCE(q->running, NULL);
+			run_one(c, q, t, stamp);
 		}
 		now = arch_clock_ns();
 		/* Due right behind, and nothing to switch to yet: wait for
@@ -502,7 +507,25 @@ void timer_interrupt(void)
 			return;
 		}
 	}
-	run_due(c, q, entry);
+	/* The commonest: one timer due (a sleeper), and after it nothing
+	 * due or soon due, no tick: no need for run_due()'s bookkeeping.
+	 * (A hint, ->early, may be dropped or run early: run_due().) */
+	if (t->deadline_ns <= entry && !t->early) {
+		uint64_t now;
+
+		run_one(c, q, t, irq_stamp(c));
+		now = arch_clock_ns();
+		t = queue_head(q);
+		if ((!t || t->deadline_ns > now + TIMER_EARLY_NS) &&
+		    q->tick_ns > now) {
+			reprogram(q);
+			spin_unlock_raw(&q->lock);
+			return;
+		}
+		run_due(c, q, entry, 1);
+	} else {
+		run_due(c, q, entry, 0);
+	}
 	spin_unlock_raw(&q->lock);
 }
 
