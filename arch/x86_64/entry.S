@@ -3,8 +3,13 @@
  *
  * One 16-byte stub per vector (so the IDT entry of vector v is
  * x86_trap_stubs + 16 * v) pushes a zero error code when the CPU pushes
- * none, then the vector, and jumps to trap_common, which saves every
- * general register as a struct trap_frame (x86.h) and calls x86_trap().
+ * none, then the vector, and jumps to trap_common (exceptions, 0-31),
+ * which saves every general register as a struct trap_frame (x86.h),
+ * or to irq_common (interrupts), which saves only those a C call may
+ * clobber, and rbp (the profiler's and the backtrace's frame), in the
+ * same frame, as riscv64's entry does: x86_trap() and what it calls
+ * keep rbx and r12-r15, also across irq_exit()'s switch (__schedule()
+ * saves them in its own frame).  Both call x86_trap().
  *
  * Interrupts run on the interrupted task's stack (no privilege change, no
  * IST except NMI, #DF and #PF), so when irq_exit() switches to another
@@ -25,9 +30,29 @@ x86_trap_stubs:
 	pushq	$0
 	.endif
 	pushq	$vector
+	.if vector < 32
 	jmp	trap_common
+	.else
+	jmp	irq_common
+	.endif
 	vector = vector + 1
 	.endr
+
+/*
+ * x86_trap(the frame at rsp), under a fake call frame {interrupted rbp,
+ * interrupted rip} so that a backtrace taken inside the handler shows
+ * where the trap hit and then continues down the interrupted code's own
+ * frame chain.
+ */
+.macro CALL_X86_TRAP
+	pushq	17*8(%rsp)		/* frame->rip */
+	push	%rbp
+	mov	%rsp, %rbp
+	lea	16(%rsp), %rdi		/* struct trap_frame * */
+	cld
+	call	x86_trap
+	add	$16, %rsp
+.endm
 
 trap_common:
 	push	%rax
@@ -45,18 +70,7 @@ trap_common:
 	push	%r13
 	push	%r14
 	push	%r15
-	/*
-	 * A fake call frame {interrupted rbp, interrupted rip} so that a
-	 * backtrace taken inside the handler shows where the trap hit and then
-	 * continues down the interrupted code's own frame chain.
-	 */
-	pushq	17*8(%rsp)		/* frame->rip */
-	push	%rbp
-	mov	%rsp, %rbp
-	lea	16(%rsp), %rdi		/* struct trap_frame * */
-	cld
-	call	x86_trap
-	add	$16, %rsp
+	CALL_X86_TRAP
 	pop	%r15
 	pop	%r14
 	pop	%r13
@@ -73,6 +87,46 @@ trap_common:
 	pop	%rbx
 	pop	%rax
 	add	$16, %rsp		/* vector, error code */
+	iretq
+
+/* struct trap_frame's slot of each register (x86.h), from the frame's
+ * start; then vector, error code, and the CPU's rip at 17 * 8. */
+#define TF_R11 (4 * 8)
+#define TF_R10 (5 * 8)
+#define TF_R9 (6 * 8)
+#define TF_R8 (7 * 8)
+#define TF_RBP (8 * 8)
+#define TF_RDI (9 * 8)
+#define TF_RSI (10 * 8)
+#define TF_RDX (11 * 8)
+#define TF_RCX (12 * 8)
+#define TF_RAX (14 * 8)
+#define TF_REGS (15 * 8)
+
+irq_common:
+	sub	$TF_REGS, %rsp		/* rbx, r12-r15: not written */
+	mov	%rax, TF_RAX(%rsp)
+	mov	%rcx, TF_RCX(%rsp)
+	mov	%rdx, TF_RDX(%rsp)
+	mov	%rsi, TF_RSI(%rsp)
+	mov	%rdi, TF_RDI(%rsp)
+	mov	%rbp, TF_RBP(%rsp)
+	mov	%r8, TF_R8(%rsp)
+	mov	%r9, TF_R9(%rsp)
+	mov	%r10, TF_R10(%rsp)
+	mov	%r11, TF_R11(%rsp)
+	CALL_X86_TRAP
+	mov	TF_R11(%rsp), %r11
+	mov	TF_R10(%rsp), %r10
+	mov	TF_R9(%rsp), %r9
+	mov	TF_R8(%rsp), %r8
+	mov	TF_RBP(%rsp), %rbp
+	mov	TF_RDI(%rsp), %rdi
+	mov	TF_RSI(%rsp), %rsi
+	mov	TF_RDX(%rsp), %rdx
+	mov	TF_RCX(%rsp), %rcx
+	mov	TF_RAX(%rsp), %rax
+	add	$TF_REGS + 16, %rsp	/* the frame, vector, error code */
 	iretq
 
 	.section .note.GNU-stack, "", @progbits
