@@ -61,9 +61,9 @@ struct boot_info;
  *                                                (see "Time" below)
  *   static inline uintptr_t arch_frame_address(void)  __builtin_frame_address(0)
  *   static inline void arch_spin_acquire(struct spinlock *l, struct cpu *c)
- *                          spin_lock_raw()'s swap (cpu.h): set l->locked
- *                          (offset 0, a machine word) with acquire
- *                          ordering; if it was set, wait in
+ *                          spin_lock_raw()'s compare-and-swap (cpu.h): l->locked
+ *                          (offset 0, a machine word) from 0 to @c with
+ *                          acquire ordering; if it was held, wait in
  *                          __spin_lock_contended(l, c) through an asm thunk
  *                          that keeps every register the caller may use,
  *                          so that the compiler sees no call (a function

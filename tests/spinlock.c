@@ -1,6 +1,7 @@
 /*
  * spinlock.c - tests of kernel/locking spinlocks: mutual exclusion under
- * contention from every CPU, trylock, spin_held, interrupt masking.
+ * contention from every CPU (the lock word names its holder throughout),
+ * trylock, spin_held, interrupt masking.
  * (Recursion and wrong-CPU unlock must panic: tests/crash.c.)
  */
 #include "ktest.h"
@@ -25,6 +26,7 @@ struct counter_test {
 	int ready, nthreads;		/* start barrier */
 	volatile int inside;		/* threads inside the critical section */
 	volatile int overlap;		/* times we saw inside != 1 */
+	volatile int wrong_owner;	/* times the word was not this CPU */
 };
 
 static void counter_worker(struct percpu_work *w)
@@ -41,6 +43,10 @@ static void counter_worker(struct percpu_work *w)
 
 		if (++ct->inside != 1)
 			ct->overlap++;
+		/* The word is its holder while others wait (spinlock.h): a
+		 * waiter's failed attempt must not overwrite it. */
+		if (spin_owner(&ct->lock) != this_cpu())
+			ct->wrong_owner++;
 		v = ct->counter;
 		arch_cpu_relax();
 		ct->counter = v + 1;
@@ -58,6 +64,7 @@ static void counter_exact_all_cpus(struct ktest *t)
 	ct.counter = 0;
 	ct.inside = 0;
 	ct.overlap = 0;
+	ct.wrong_owner = 0;
 	ct.ready = 0;
 	ct.nthreads = online_cpus() * COUNTER_THREADS_PER_CPU;
 	n = run_on_each_cpu(t, "spin-counter", COUNTER_THREADS_PER_CPU,
@@ -65,6 +72,7 @@ static void counter_exact_all_cpus(struct ktest *t)
 	KEXPECT_EQ(t, n, ct.nthreads);
 	KEXPECT_EQ(t, ct.counter, (unsigned long)n * COUNTER_ITERS);
 	KEXPECT_EQ(t, ct.overlap, 0);
+	KEXPECT_EQ(t, ct.wrong_owner, 0);
 }
 
 /* spin_lock disables interrupts while held and spin_unlock restores the
@@ -79,7 +87,7 @@ static void lock_masks_irqs_and_held(struct ktest *t)
 	flags = spin_lock(&l);
 	KEXPECT(t, !arch_irqs_enabled());
 	KEXPECT(t, spin_held(&l));
-	KEXPECT(t, l.owner == this_cpu());
+	KEXPECT(t, spin_owner(&l) == this_cpu());
 	spin_unlock(&l, flags);
 	KEXPECT(t, arch_irqs_enabled());
 	KEXPECT(t, !spin_held(&l));

@@ -130,10 +130,9 @@ static inline void spin_lock_raw(spinlock_t *l)
 	struct cpu *c = this_cpu();
 
 	c->preempt_count++;
-	/* The swap, and __spin_lock_contended() if the lock was held,
-	 * with no call the compiler sees (arch.h). */
+	/* The swap of c into the lock word, and __spin_lock_contended()
+	 * if the lock was held, with no call the compiler sees (arch.h). */
 	arch_spin_acquire(l, c);
-	l->owner = c;
 }
 _Static_assert(offsetof(spinlock_t, locked) == 0 &&
 	       sizeof(((spinlock_t *)0)->locked) == sizeof(long),
@@ -143,9 +142,8 @@ static inline void spin_unlock_raw(spinlock_t *l)
 {
 	struct cpu *c = this_cpu();
 
-	if (__builtin_expect(l->owner != c, 0))
+	if (__builtin_expect(l->locked != (unsigned long)c, 0))
 		__spin_unlock_bad(l, c);
-	l->owner = NULL;
 	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
 	c->preempt_count--;
 }

@@ -160,7 +160,9 @@ struct spinlock;
 struct cpu;
 
 /* arch.h.  The thunk, rv_spin_contended (entry.S), is entered with
- * jal t0 and keeps every register but t0. */
+ * jal t0 and keeps every register but t0.  A compare-and-swap (lr/sc),
+ * not amoswap: the word is its holder (spinlock.h), which a swap by a
+ * waiter would overwrite. */
 static inline __attribute__((always_inline)) void
 arch_spin_acquire(struct spinlock *l, struct cpu *c)
 {
@@ -169,11 +171,13 @@ arch_spin_acquire(struct spinlock *l, struct cpu *c)
 	unsigned long v;
 
 	__asm__ __volatile__(
-		"	li	%0, 1\n"
-		"	amoswap.d.aq %0, %0, (%1)\n"
-		"	beqz	%0, 1f\n"
-		"	jal	t0, rv_spin_contended\n"
-		"1:\n"
+		"1:	lr.d.aq	%0, (%1)\n"
+		"	bnez	%0, 2f\n"
+		"	sc.d	%0, %2, (%1)\n"
+		"	beqz	%0, 3f\n"
+		"	j	1b\n"
+		"2:	jal	t0, rv_spin_contended\n"
+		"3:\n"
 		: "=&r"(v)
 		: "r"(a0), "r"(a1)
 		: "t0", "memory");

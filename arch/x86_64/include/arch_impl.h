@@ -141,19 +141,19 @@ struct cpu;
 
 /* arch.h.  The thunk, x86_spin_contended (switch.S), keeps every
  * register and takes its arguments where __spin_lock_contended() does
- * (rdi, rsi).  xchg with memory is locked without a prefix. */
+ * (rdi, rsi).  A compare-and-swap, not a swap: the word is its holder
+ * (spinlock.h), which a swap by a waiter would overwrite. */
 static inline __attribute__((always_inline)) void
 arch_spin_acquire(struct spinlock *l, struct cpu *c)
 {
-	unsigned long v = 1;
+	unsigned long v = 0;			/* expected: free */
 
 	__asm__ __volatile__(
-		"	xchg	%0, (%1)\n"
-		"	test	%0, %0\n"
+		"	lock cmpxchg %2, (%1)\n"
 		"	jz	1f\n"
 		"	call	x86_spin_contended\n"
 		"1:\n"
-		: "+&r"(v)
+		: "+a"(v)
 		: "D"(l), "S"(c)
 		: "cc", "memory");
 }
