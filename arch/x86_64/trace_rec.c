@@ -58,24 +58,10 @@ void fn(struct task *p __unused, struct mutex *m __unused)	\
 	"	.balign 8\n"						\
 	"	.quad	1b, 2b\n"					\
 	"	.popsection\n"						\
-	: : [tname] "i"(offsetof(struct mutex, trace_name)),		\
-	    [trace] "i"(offsetof(struct cpu, trace)),			\
-	    [head] "i"(offsetof(struct trace_cpu, head)),		\
-	    [reserve] "i"(offsetof(struct trace_cpu, reserve)),		\
-	    [ring] "i"(offsetof(struct trace_cpu, ring)),		\
-	    [mask] "i"(TRACE_RING_MASK),				\
-	    [hdr] "i"(hdrval),						\
-	    [rhdr] "i"(offsetof(struct trace_rec, hdr)),		\
-	    [tid] "i"(offsetof(struct task, tid)),			\
-	    [rtid] "i"(offsetof(struct trace_rec, tm.tid)),		\
-	    [rname] "i"(offsetof(struct trace_rec, tm.mname)));		\
+	: : TRACE_REC_ASM_OPERANDS(hdrval));				\
 }
 
 _Static_assert(sizeof(struct trace_rec) == 32, "shl $5 above");
 _Static_assert(TRACE_ACQ_FAST == 0, "how=fast is the 0 in %edx");
 
-/* The header words of trace_hdr(), as constants. */
-MUTEX_REC(arch_trace_mutex_acquire, TRACE_ACQUIRE | TRACE_ACQ_FAST << 16,
-	  __trace_mutex_acquire)
-MUTEX_REC(arch_trace_mutex_release, TRACE_RELEASE,
-	  __trace_mutex_release)
+TRACE_MUTEX_RECS(MUTEX_REC)

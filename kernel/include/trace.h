@@ -220,8 +220,10 @@ const char *trace_keep_name(const char *name);
 /*
  * The arch's interrupt entry, before anything that may record or switch
  * (arch.h): if the interrupted @pc is inside a restartable record that
- * has not published yet, move it back to the record's start.  One range
- * test per interrupt; the table search only when it hits.
+ * has not published yet, move it back to the record's start.  One
+ * compare per interrupt: the linker scripts put the records first in
+ * .text, after only the image header and the boot code, which no
+ * interrupt interrupts (and which the table search would reject).
  */
 struct trace_rseq {
 	uintptr_t start;	/* the record's first instruction */
@@ -232,8 +234,7 @@ void __trace_rseq_restart(uintptr_t *pc);
 
 static inline void trace_irq_entry(uintptr_t *pc)
 {
-	if (__builtin_expect(*pc >= (uintptr_t)__trace_rseq_text &&
-			     *pc < (uintptr_t)__trace_rseq_text_end, 0))
+	if (__builtin_expect(*pc < (uintptr_t)__trace_rseq_text_end, 0))
 		__trace_rseq_restart(pc);
 }
 

@@ -173,6 +173,30 @@ trace_record_switch(struct trace_cpu *tc, struct task *prev, struct task *next)
 	smp_store_release(&tc->head, pos + 1);
 }
 
+/*
+ * The mutex fast paths' restartable records (arch.h), which each arch
+ * writes in assembly (arch/<arch>/trace_rec.c): REC(name, header word,
+ * the C record for a name to copy) for each, and the asm operands they
+ * take their offsets and constants from (include mutex.h to use them).
+ */
+#define TRACE_MUTEX_RECS(REC)						\
+	REC(arch_trace_mutex_acquire,					\
+	    TRACE_ACQUIRE | TRACE_ACQ_FAST << 16, __trace_mutex_acquire)	\
+	REC(arch_trace_mutex_release, TRACE_RELEASE, __trace_mutex_release)
+#define TRACE_REC_ASM_OPERANDS(hdrval)					\
+	[tname] "i"(offsetof(struct mutex, trace_name)),		\
+	[trace] "i"(offsetof(struct cpu, trace)),			\
+	[head] "i"(offsetof(struct trace_cpu, head)),			\
+	[reserve] "i"(offsetof(struct trace_cpu, reserve)),		\
+	[ring] "i"(offsetof(struct trace_cpu, ring)),			\
+	[mask] "i"(TRACE_RING_MASK),					\
+	[shift] "i"(TRACE_RING_SHIFT),					\
+	[hdr] "i"(hdrval),						\
+	[rhdr] "i"(offsetof(struct trace_rec, hdr)),			\
+	[tid] "i"(offsetof(struct task, tid)),				\
+	[rtid] "i"(offsetof(struct trace_rec, tm.tid)),			\
+	[rname] "i"(offsetof(struct trace_rec, tm.mname))
+
 /* This CPU's trace state, in one %gs/tp-relative load; interrupts off. */
 static inline __attribute__((always_inline)) struct trace_cpu *trace_this_cpu(void)
 {

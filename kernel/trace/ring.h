@@ -11,7 +11,11 @@
  * fast paths' one-record events are written by the arch without masking
  * interrupts but restartable (arch.h): an interrupt before the publishing
  * store sends the record back to its start, so to a reader and to the
- * interrupt's own records it is as if it had not begun.
+ * interrupt's own records it is as if it had not begun, except that
+ * its reservation stays one ahead of the head until that CPU records
+ * again (the task may resume elsewhere): readers then keep one old
+ * record fewer, as for an event in progress, and a count read then is
+ * off by that one (trace_cpu_head()).
  *
  * Names are not copied into every record:
  *  - a task is its tid; its name is written once into trace_names[]
