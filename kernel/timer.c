@@ -196,11 +196,9 @@ static void hint_after(struct timer_queue *q, struct timer *t)
 
 void timer_arm(struct timer *t, uint64_t deadline_ns)
 {
-	unsigned long flags;
+	struct list_head *pos, *head;
 	struct timer_queue *q;
-	struct list_head *pos;
-
-	struct list_head *head;
+	unsigned long flags;
 
 	dequeue(t);
 	flags = arch_irq_save();
@@ -364,21 +362,6 @@ static void tick(struct cpu *c, struct timer_queue *q, uint64_t due)
 	WRITE_ONCE(q->running, NULL);
 }
 
-/*
- * The queue's timers due at @entry, when the interrupt came, and those
- * that come due while they run (or, TIMER_SPIN_NS, right after), then
- * the tick if due; then the hardware for the next.  q->lock held
- * (dropped around each callback).  Out of line: the interrupt that only
- * ticks (most of them) needs none of this bookkeeping and none of the
- * registers it keeps.
- *
- * The tick too runs at most once per interrupt: due again because the
- * callbacks took long (a host stall), it waits for the next interrupt,
- * after irq_exit() had its chance to switch.  sched_verify counts each
- * tick of preemptible code as such a chance; two ticks inside one long
- * interrupt once made it report a task that had none (football,
- * riscv64, 8 CPUs).
- */
 /* Take @t (due) off @q and run its callback, q->lock dropped around it.
  * @stamp: this interrupt (irq_stamp()).  q->lock held. */
 static inline __attribute__((always_inline)) void
@@ -398,6 +381,22 @@ run_one(struct cpu *c, struct timer_queue *q, struct timer *t, uint64_t stamp)
 	WRITE_ONCE(q->running, NULL);
 }
 
+/*
+ * The queue's timers due at @entry, when the interrupt came, and those
+ * that come due while they run (or, TIMER_SPIN_NS, right after), then
+ * the tick if due; then the hardware for the next.  @n: callbacks this
+ * interrupt ran already (timer_interrupt()'s one).  q->lock held
+ * (dropped around each callback).  Out of line: the interrupt that only
+ * ticks (most of them) needs none of this bookkeeping and none of the
+ * registers it keeps.
+ *
+ * The tick too runs at most once per interrupt: due again because the
+ * callbacks took long (a host stall), it waits for the next interrupt,
+ * after irq_exit() had its chance to switch.  sched_verify counts each
+ * tick of preemptible code as such a chance; two ticks inside one long
+ * interrupt once made it report a task that had none (football,
+ * riscv64, 8 CPUs).
+ */
 static __attribute__((noinline)) void run_due(struct cpu *c,
 					      struct timer_queue *q,
 					      uint64_t entry, int n)
@@ -473,7 +472,10 @@ static __attribute__((noinline)) void run_due(struct cpu *c,
 
 /*
  * The arch calls this from the timer interrupt, irqs off.  The tick
- * alone (most interrupts) runs here; with a queued timer due, or due
+ * alone (most interrupts) runs here, unless a timer is due within
+ * TICK_WAIT_NS after it: then it waits for that timer, once.  One due
+ * timer with nothing due or soon due after it (a sleeper: the next
+ * commonest) runs here too; otherwise, with a queued timer due or due
  * within TIMER_SPIN_NS, run_due() runs the timers, then the tick.  A
  * timer (or the next tick, after a host stall) that came due while the
  * tick alone ran is not looked for: the hardware, programmed for it,

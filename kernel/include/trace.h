@@ -7,14 +7,13 @@
  * Recording (kernel/trace/trace.c): each CPU writes only its own ring, with
  * interrupts off around one event (or, for the mutex fast paths, in a
  * record that an interrupt restarts: trace_irq_entry()), so the path
- * takes no lock.  A record
- * keeps task ids (names are kept once per task, trace_task_named()) and
- * a mutex's name (a pointer when it is a string in the kernel image, a
- * copy otherwise): a task or mutex freed before the dump is never read
- * again.  When a ring is full the oldest events are overwritten and
- * counted as lost.  Readers copy the rings and drop the
- * records that may have been rewritten while they copied (trace/ring.h),
- * so a record is never printed torn.
+ * takes no lock.  A record keeps task ids (names are kept once per task,
+ * trace_task_named()) and a mutex's name (a pointer when it is a string
+ * in the kernel image, a copy otherwise): a task or mutex freed before
+ * the dump is never read again.  When a ring is full the oldest events
+ * are overwritten and counted as lost.  Readers copy the rings and drop
+ * the records that may have been rewritten while they copied
+ * (trace/ring.h), so a record is never printed torn.
  *
  * The hooks below are what the scheduler and the mutex code call: one
  * predictable branch while tracing is off, the record while it is on
