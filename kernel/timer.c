@@ -43,16 +43,15 @@ struct timer_queue {
 	 * reads or writes it, with interrupts off. */
 	uint64_t tick_ns;
 	uint64_t tick_irq;		/* irq_stamp() of its last run */
-	bool tick_put_off;		/* once since its last run, for a
-					   switch (run_due()) */
-	bool tick_waited;		/* once since its last run, for a
-					   timer due right after it */
+	/* The latest the tick may be put off to (for a switch, or a timer
+	 * right behind it): TICK_LATE_MAX_NS after it came due. */
+	uint64_t tick_limit;
 	struct timer tick;		/* never armed: q->running while the
 					   tick runs */
 };
 
 static struct timer_queue queues[NR_CPUS] = {
-	[0 ... NR_CPUS - 1] = { .tick_ns = TICK_NONE },
+	[0 ... NR_CPUS - 1] = { .tick_ns = TICK_NONE, .tick_limit = TICK_NONE },
 };
 
 /*
@@ -81,13 +80,21 @@ static struct timer_queue queues[NR_CPUS] = {
  * switch (run_due()). */
 #define TICK_PUT_OFF_NS (5 * NSEC_PER_USEC)
 /*
- * A tick due this soon before a queued timer waits for it, once, and
- * runs after its callbacks (timer_interrupt()).  The tick alone costs
- * about 500 instructions, more when it ends a fair slice and the hogs
- * switch: a sleeper due inside that waited for both, the worst case of
+ * A tick due this soon before a queued timer waits for it and runs
+ * after its callbacks (timer_interrupt()).  The tick alone costs about
+ * 500 instructions, more when it ends a fair slice and the hogs switch:
+ * a sleeper due inside that waited for both, the worst case of
  * rt_wakeup_lat (docs/performance.md, "Round 8").
  */
 #define TICK_WAIT_NS (2 * NSEC_PER_USEC)
+/*
+ * Both may happen more than once, up to this long after the tick came
+ * due: a tick that waited for the slice timer and was put off for the
+ * switch it made then ran in the interrupt of a sleeper due a few
+ * microseconds later, before its switch (x86_64's worst rt_wakeup_lat,
+ * 898 ns).  A bound, not a count: the tick is never late by more.
+ */
+#define TICK_LATE_MAX_NS (20 * NSEC_PER_USEC)
 
 void timer_init(struct timer *t, void (*fn)(struct timer *t), void *data)
 {
@@ -353,9 +360,8 @@ static void tick(struct cpu *c, struct timer_queue *q, uint64_t due)
 	uint64_t next = q->tick_ns + TICK_NS;
 
 	q->tick_ns = next > due ? next : due + TICK_NS;
+	q->tick_limit = q->tick_ns + TICK_LATE_MAX_NS;
 	q->tick_irq = irq_stamp(c);
-	q->tick_put_off = false;
-	q->tick_waited = false;
 	WRITE_ONCE(q->running, &q->tick);	/* timers armed: see timer_arm */
 	c->nr_ticks++;
 	scheduler_tick();
@@ -437,10 +443,11 @@ static __attribute__((noinline)) void run_due(struct cpu *c,
 		}
 		/* The tick after the timers.  With a switch pending (a task
 		 * they woke outranks curr) it waits until after the switch,
-		 * once: the woken task does not wait for its accounting. */
+		 * within its limit: the woken task does not wait for its
+		 * accounting. */
 		if (q->tick_ns <= now && q->tick_irq != stamp) {
-			if (READ_ONCE(c->need_resched) && !q->tick_put_off) {
-				q->tick_put_off = true;
+			if (READ_ONCE(c->need_resched) &&
+			    now + TICK_PUT_OFF_NS <= q->tick_limit) {
 				q->tick_ns = now + TICK_PUT_OFF_NS;
 			} else {
 				spin_unlock_raw(&q->lock);
@@ -473,7 +480,8 @@ static __attribute__((noinline)) void run_due(struct cpu *c,
 /*
  * The arch calls this from the timer interrupt, irqs off.  The tick
  * alone (most interrupts) runs here, unless a timer is due within
- * TICK_WAIT_NS after it: then it waits for that timer, once.  One due
+ * TICK_WAIT_NS after it: then it waits for that timer (within
+ * TICK_LATE_MAX_NS of its due time).  One due
  * timer with nothing due or soon due after it (a sleeper: the next
  * commonest) runs here too; otherwise, with a queued timer due or due
  * within TIMER_SPIN_NS, run_due() runs the timers, then the tick.  A
@@ -492,10 +500,10 @@ void timer_interrupt(void)
 	spin_lock_raw(&q->lock);
 	t = queue_head(q);
 	if (!t || t->deadline_ns > entry + TIMER_SPIN_NS) {
-		if (q->tick_ns <= entry && t && !q->tick_waited &&
-		    t->deadline_ns - entry <= TICK_WAIT_NS) {
+		if (q->tick_ns <= entry && t &&
+		    t->deadline_ns - entry <= TICK_WAIT_NS &&
+		    t->deadline_ns <= q->tick_limit) {
 			/* A timer right behind: the tick runs after it. */
-			q->tick_waited = true;
 			q->tick_ns = t->deadline_ns;
 		} else if (q->tick_ns <= entry) {	/* the tick alone: most */
 			spin_unlock_raw(&q->lock);
@@ -544,6 +552,7 @@ void timer_init_cpu(void)
 	flags = arch_irq_save();
 	spin_lock_raw(&q->lock);
 	q->tick_ns = arch_clock_ns() + TICK_NS;
+	q->tick_limit = q->tick_ns + TICK_LATE_MAX_NS;
 	reprogram(q);
 	spin_unlock_raw(&q->lock);
 	arch_irq_restore(flags);

@@ -13,7 +13,8 @@
  * to TIMER_EARLY_NS early with the others, and is dropped unrun when a
  * switch is already pending; a tick due with a switch pending waits
  * until after it (a few microseconds), and a tick due just before a
- * timer waits for that timer (TICK_WAIT_NS).
+ * timer waits for that timer (TICK_WAIT_NS), never past 20 us after it
+ * came due (TICK_LATE_MAX_NS).
  *
  * One interrupt runs only timers due when it came or while its callbacks
  * ran, at most 16 callbacks (TIMER_MAX_PER_IRQ in timer.c), each timer at
