@@ -130,13 +130,14 @@ static inline void spin_lock_raw(spinlock_t *l)
 	struct cpu *c = this_cpu();
 
 	c->preempt_count++;
-	/* The swap of c into the lock word, and __spin_lock_contended()
-	 * if the lock was held, with no call the compiler sees (arch.h). */
+	/* The compare-and-swap of c into the lock word, and
+	 * __spin_lock_contended() if the lock was held, with no call the
+	 * compiler sees (arch.h). */
 	arch_spin_acquire(l, c);
 }
 _Static_assert(offsetof(spinlock_t, locked) == 0 &&
 	       sizeof(((spinlock_t *)0)->locked) == sizeof(long),
-	       "arch_spin_acquire() swaps the first word of a spinlock");
+	       "arch_spin_acquire() sets the first word of a spinlock");
 
 static inline void spin_unlock_raw(spinlock_t *l)
 {

@@ -20,11 +20,10 @@
 struct cpu;
 
 typedef struct spinlock {
-	/* Test-and-set, no tickets: 0 when free, else the struct cpu of
-	 * the holder, swapped in by the lock itself, so the checks cost no
-	 * store of their own (spin_owner()).  A machine word: riscv64 swaps
-	 * it with amoswap.d, whose result needs no sign extension to be
-	 * tested. */
+	/* No tickets: 0 when free, else the struct cpu of the holder,
+	 * which the lock's compare-and-swap writes, so the checks cost no
+	 * store of their own (spin_owner()).  A machine word (lr.d/sc.d on
+	 * riscv64). */
 	volatile unsigned long locked;
 	const char *name;
 } spinlock_t;

@@ -288,7 +288,6 @@ void move_blocked_task(struct rq *src, struct rq *dst, struct task *p,
 	move_task(src, dst, p);
 }
 
-
 /*
  * Pick what runs next.  First every class with a ->balance op may pull
  * work from other CPUs (which can drop rq->lock, so it happens before
