@@ -60,14 +60,8 @@ void fn(struct task *p __unused, struct mutex *m __unused)	\
 	"3:	li	a2, 0\n"					\
 	"	li	a3, 0\n"					\
 	"	tail	" #slow "\n"					\
-	"	.pushsection trace_rseq_table, \"a\"\n"			\
-	"	.balign 8\n"						\
-	"	.dword	1b, 2b\n"					\
-	"	.popsection\n"						\
+	TRACE_RSEQ_ENTRY						\
 	: : TRACE_REC_ASM_OPERANDS(hdrval));				\
 }
-
-_Static_assert(sizeof(struct trace_rec) == 32, "the shift by 5 above");
-_Static_assert(TRACE_ACQ_FAST == 0, "how=fast is the 0 in a2");
 
 TRACE_MUTEX_RECS(MUTEX_REC)

@@ -65,7 +65,7 @@ struct trace_rec {
 	};
 };
 _Static_assert(sizeof(struct trace_rec) == 32, "one record, half a line "
-	       "(trace_slot(): << 5)");
+	       "(trace_slot(), arch/*/trace_rec.c: << 5)");
 
 /* Record @pos of @ring: pos modulo TRACE_RING by two shifts, not a mask.
  * The mask does not fit riscv64's 12-bit immediates: gcc loads it once
@@ -183,6 +183,15 @@ trace_record_switch(struct trace_cpu *tc, struct task *prev, struct task *next)
 	REC(arch_trace_mutex_acquire,					\
 	    TRACE_ACQUIRE | TRACE_ACQ_FAST << 16, __trace_mutex_acquire)	\
 	REC(arch_trace_mutex_release, TRACE_RELEASE, __trace_mutex_release)
+/* Each record's entry in trace_rseq_table: labels 1 (its first
+ * instruction) and 2 (the one after its publishing store). */
+#define TRACE_RSEQ_ENTRY						\
+	"	.pushsection trace_rseq_table, \"a\"\n"			\
+	"	.balign 8\n"						\
+	"	.quad	1b, 2b\n"					\
+	"	.popsection\n"
+/* The way out for a name to copy passes how = 0 (TRACE_ACQ_FAST). */
+_Static_assert(TRACE_ACQ_FAST == 0, "the records' C way out");
 #define TRACE_REC_ASM_OPERANDS(hdrval)					\
 	[tname] "i"(offsetof(struct mutex, trace_name)),		\
 	[trace] "i"(offsetof(struct cpu, trace)),			\

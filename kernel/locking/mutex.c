@@ -13,7 +13,7 @@
  *     for the handoff while the owner runs);
  *   - unlock's slow path: choose the waiter (per locking mode), release
  *     or hand off, then wake;
- *   - misuse reports, the exit check and the locking mode.
+ *   - misuse reports and the exit check (the locking mode: mode.c).
  *
  * Sleeping follows core.c's protocol: the waiter sets TASK_SLEEPING
  * (under wait_lock) before its last look at the lock, and every waker
@@ -45,10 +45,8 @@
 #include "cpu.h"
 #include "sched.h"
 #include "timer.h"
-#include "string.h"
 #include "trace.h"
 
-enum locking_mode locking_mode = LOCKING_PROXY;
 int mutex_nr_blocked;
 
 /* Optimistic spinning gives up after this many looks at the owner: under
@@ -756,7 +754,7 @@ static void __mutex_unlock_slowpath(struct mutex *m, struct task *curr)
 	}
 }
 
-/* ---- Exit check and locking modes ------------------------------------ */
+/* ---- Exit check ------------------------------------------------------ */
 
 void mutex_check_exit(struct task *p)
 {
@@ -768,43 +766,4 @@ void mutex_check_exit(struct task *p)
 	}
 	if (READ_ONCE(p->blocked_on))
 		panic("task %s exits while blocked on a mutex", p->name);
-}
-
-static const char *const mode_names[] = {
-	[LOCKING_PROXY] = "proxy",
-	[LOCKING_INHERIT] = "inherit",
-	[LOCKING_NONE] = "none",
-};
-
-const char *locking_mode_name(enum locking_mode mode)
-{
-	if ((unsigned)mode < ARRAY_SIZE(mode_names))
-		return mode_names[mode];
-	return "?";
-}
-
-/*
- * The check against blocked tasks is a snapshot under mode_lock: a task
- * that starts waiting after it uses the new mode throughout (each wait
- * reads the mode once).  Switch modes while the system is quiet.
- */
-int locking_set_mode(const char *name)
-{
-	static spinlock_t mode_lock = SPINLOCK_INIT("locking mode");
-
-	for (unsigned i = 0; i < ARRAY_SIZE(mode_names); i++) {
-		unsigned long flags;
-		int ret = 0;
-
-		if (!name || strcmp(name, mode_names[i]) != 0)
-			continue;
-		flags = spin_lock(&mode_lock);
-		if (__atomic_load_n(&mutex_nr_blocked, __ATOMIC_SEQ_CST))
-			ret = -EBUSY;
-		else
-			WRITE_ONCE(locking_mode, (enum locking_mode)i);
-		spin_unlock(&mode_lock, flags);
-		return ret;
-	}
-	return -EINVAL;
 }

@@ -303,9 +303,6 @@ static inline void hrtick_start(struct rq *rq)
 
 static void task_tick_fair(struct rq *rq, struct task *p);
 
-/* How far the HRTICK may wait for a timer due right behind it. */
-#define HRTICK_SLACK_NS (2 * NSEC_PER_USEC)
-
 static void hrtick_fn(struct timer *t)
 {
 	struct rq *rq = t->data;
@@ -334,9 +331,10 @@ static void hrtick_fn(struct timer *t)
 	 * Ending it switches to another fair task, and a task that timer
 	 * wakes would wait for that switch (rt_wakeup_lat's worst case);
 	 * then the switch is to it, or this runs again.  The request runs
-	 * over by HRTICK_SLACK_NS at most. */
+	 * over by TIMER_EARLY_NS at most: the window in which the timers
+	 * count a hint and a timer as one (timer.h). */
 	next = timer_next_local();
-	if (next <= now + HRTICK_SLACK_NS) {
+	if (next <= now + TIMER_EARLY_NS) {
 		timer_arm(t, next > now ? next : now);
 		return;
 	}
