@@ -5,8 +5,8 @@
  * lock, and keeps the arch one-shot timer programmed for the head.  A
  * callback runs in interrupt context with the queue unlocked (it may arm
  * timers, wake tasks); queue->running names it meanwhile, and the timer's
- * ran_on the CPUs that ran it, so that timer_cancel() on another CPU can
- * wait for it to finish.
+ * ran_on the CPUs it was armed on (so may have run on), so that
+ * timer_cancel() on another CPU can wait for it to finish.
  *
  * The tick is not in the queue: its time is q->tick_ns, which the
  * interrupt looks at first and moves TICK_NS on, and the hardware is
@@ -39,6 +39,10 @@ struct timer_queue {
 	spinlock_t lock;
 	struct list_head timers;	/* sorted by deadline, then arming order */
 	struct timer *running;		/* callback in progress, or NULL */
+	/* A timer armed by the callback in progress became the head: the
+	 * hardware, programmed before it ran (run_alone()), is not
+	 * programmed for it.  Only its CPU reads or writes it. */
+	bool rearm;
 	/* The next tick, TICK_NONE before timer_init_cpu().  Only its CPU
 	 * reads or writes it, with interrupts off. */
 	uint64_t tick_ns;
@@ -219,18 +223,28 @@ void timer_arm(struct timer *t, uint64_t deadline_ns)
 		if (list_entry(pos, struct timer, node)->deadline_ns > deadline_ns)
 			break;
 	list_add_tail(&t->node, pos);	/* before the first later one */
+	/* The CPUs it runs on, for timer_cancel(): this one, from now, so
+	 * that the interrupt that runs it need not (its callback may be a
+	 * woken task's path, rt_wakeup_lat). */
+	if (!(READ_ONCE(t->ran_on) & (1ULL << this_cpu()->id)))
+		__atomic_fetch_or(&t->ran_on, 1ULL << this_cpu()->id,
+				  __ATOMIC_RELAXED);
 	t->cpu = this_cpu()->id;
 	if (!t->early && t->node.prev != &q->timers)
 		hint_after(q, t);
 	/* Inside one of this CPU's callbacks (q->running is only ever set
-	 * there), timer_interrupt() programs the hardware once it is done.
-	 * Arming it here for a time already past would, on x86, leave an
-	 * interrupt pending that no later arming takes back, and the
-	 * deferral would be lost. */
-	if (q->timers.next != head && !q->running &&
+	 * there), timer_interrupt() programs the hardware once it is done
+	 * (told so by q->rearm).  Arming it here for a time already past
+	 * would, on x86, leave an interrupt pending that no later arming
+	 * takes back, and the deferral would be lost. */
+	if (q->timers.next != head &&
 	    list_first_entry(&q->timers, struct timer, node)->deadline_ns <
-	    q->tick_ns)
-		reprogram(q);
+	    q->tick_ns) {
+		if (!q->running)
+			reprogram(q);
+		else
+			q->rearm = true;
+	}
 	spin_unlock_raw(&q->lock);
 	arch_irq_restore(flags);
 }
@@ -261,8 +275,9 @@ static __attribute__((noinline)) void cancel_wait(struct timer *t, uint64_t m)
 /*
  * Wait out a callback running on a CPU that ever ran this timer: O(those
  * CPUs), mostly one, not O(CPUs) on every sleeper's cancel.  The bit is
- * set before the callback runs (timer_interrupt), never after it: a
- * callback may free its own timer.  dequeue()'s acquire of t->cpu, or
+ * set when the timer is armed there (timer_arm), so before the callback
+ * runs, never after it: a callback may free its own timer.  dequeue()'s
+ * acquire of t->cpu (set to -1 with release as the callback starts), or
  * its lock of the queue, orders the bit before this read.
  *
  * Not this CPU: when the id is read, this CPU runs this code, not a
@@ -368,19 +383,27 @@ static void tick(struct cpu *c, struct timer_queue *q, uint64_t due)
 	WRITE_ONCE(q->running, NULL);
 }
 
-/* Take @t (due) off @q and run its callback, q->lock dropped around it.
- * @stamp: this interrupt (irq_stamp()).  q->lock held. */
+/* Take @t (due) off @q: its callback is about to run, in this interrupt
+ * (@stamp: irq_stamp()).  q->lock held. */
 static inline __attribute__((always_inline)) void
-run_one(struct cpu *c, struct timer_queue *q, struct timer *t, uint64_t stamp)
+start_callback(struct cpu *c, struct timer_queue *q, struct timer *t,
+	       uint64_t stamp)
 {
+	(void)c;
 	t->ran_irq = stamp;
 	list_del_init(&t->node);
-	if (!(READ_ONCE(t->ran_on) & (1ULL << c->id)))	/* timer_cancel */
-		__atomic_fetch_or(&t->ran_on, 1ULL << c->id, __ATOMIC_RELAXED);
 	WRITE_ONCE(q->running, t);
 	/* Whoever sees cpu == -1 (acquire) also sees running == t, so
 	 * timer_cancel() cannot miss a callback about to run. */
 	smp_store_release(&t->cpu, -1);
+}
+
+/* Take @t (due) off @q and run its callback, q->lock dropped around it.
+ * q->lock held. */
+static inline __attribute__((always_inline)) void
+run_one(struct cpu *c, struct timer_queue *q, struct timer *t, uint64_t stamp)
+{
+	start_callback(c, q, t, stamp);
 	spin_unlock_raw(&q->lock);
 	t->fn(t);
 	spin_lock_raw(&q->lock);
@@ -478,16 +501,49 @@ static __attribute__((noinline)) void run_due(struct cpu *c,
 }
 
 /*
+ * timer_interrupt()'s commonest case: @t, due, is the only timer to run
+ * (nothing else due, or soon due, and no tick: @next, the time of the
+ * next timer or the tick, is more than TIMER_EARLY_NS after @entry).
+ * The hardware is programmed for @next before the callback, so the
+ * queue's lock is not taken again after it: the woken task's path
+ * (rt_wakeup_lat) does not wait for the lock, a clock read and the
+ * re-arm.  Unless the callback armed a new head (q->rearm): then
+ * run_due() finishes as for any interrupt.  q->lock held; returns with
+ * it dropped.
+ */
+static inline __attribute__((always_inline)) void
+run_alone(struct cpu *c, struct timer_queue *q, struct timer *t,
+	  uint64_t entry, uint64_t next)
+{
+	start_callback(c, q, t, irq_stamp(c));
+	if (next != TICK_NONE)
+		arch_timer_arm(next);
+	q->rearm = false;	/* what run_due() or the tick left set */
+	spin_unlock_raw(&q->lock);
+	t->fn(t);
+	if (__builtin_expect(q->rearm, 0)) {
+		spin_lock_raw(&q->lock);
+		q->rearm = false;
+		WRITE_ONCE(q->running, NULL);
+		run_due(c, q, entry, 1);
+		spin_unlock_raw(&q->lock);
+		return;
+	}
+	/* Done with t (timer_cancel() may free it once it sees this). */
+	smp_store_release(&q->running, NULL);
+}
+
+/*
  * The arch calls this from the timer interrupt, irqs off.  The tick
  * alone (most interrupts) runs here, unless a timer is due within
  * TICK_WAIT_NS after it: then it waits for that timer (within
- * TICK_LATE_MAX_NS of its due time).  One due
- * timer with nothing due or soon due after it (a sleeper: the next
- * commonest) runs here too; otherwise, with a queued timer due or due
- * within TIMER_SPIN_NS, run_due() runs the timers, then the tick.  A
- * timer (or the next tick, after a host stall) that came due while the
- * tick alone ran is not looked for: the hardware, programmed for it,
- * interrupts again at once, after irq_exit().
+ * TICK_LATE_MAX_NS of its due time).  One due timer with nothing due
+ * or soon due after it (a sleeper: the next commonest) runs here too
+ * (run_alone()); otherwise, with a queued timer due or due within
+ * TIMER_SPIN_NS, run_due() runs the timers, then the tick.  A timer (or
+ * the next tick, after a host stall) that came due while the tick alone
+ * ran is not looked for: the hardware, programmed for it, interrupts
+ * again at once, after irq_exit().
  */
 void timer_interrupt(void)
 {
@@ -518,24 +574,20 @@ void timer_interrupt(void)
 		}
 	}
 	/* The commonest: one timer due (a sleeper), and after it nothing
-	 * due or soon due, no tick: no need for run_due()'s bookkeeping.
-	 * (A hint, ->early, may be dropped or run early: run_due().) */
+	 * due or soon due, no tick.  (A hint, ->early, may be dropped or
+	 * run early: run_due().) */
 	if (t->deadline_ns <= entry && !t->early) {
-		uint64_t now;
+		uint64_t next = q->tick_ns;
 
-		run_one(c, q, t, irq_stamp(c));
-		now = arch_clock_ns();
-		t = queue_head(q);
-		if ((!t || t->deadline_ns > now + TIMER_EARLY_NS) &&
-		    q->tick_ns > now) {
-			reprogram(q);
-			spin_unlock_raw(&q->lock);
+		if (t->node.next != &q->timers)
+			next = MIN(next, list_entry(t->node.next, struct timer,
+						    node)->deadline_ns);
+		if (next > entry + TIMER_EARLY_NS) {
+			run_alone(c, q, t, entry, next);
 			return;
 		}
-		run_due(c, q, entry, 1);
-	} else {
-		run_due(c, q, entry, 0);
 	}
+	run_due(c, q, entry, 0);
 	spin_unlock_raw(&q->lock);
 }
 

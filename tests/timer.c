@@ -400,6 +400,72 @@ static void hints_follow_timers(struct ktest *t)
 	KEXPECT(t, !timer_cancel(&h.hint));
 }
 
+/*
+ * A callback that arms a timer due before anything else queued: the
+ * interrupt that ran it alone programmed the hardware before the
+ * callback (run_alone(), timer.c) and must program it again for the new
+ * head.  Were it not, the new timer would wait for the next timer or
+ * tick: 2 ms here (a reference timer), where it is due after 100 us.
+ * Three tries; the check fails only if all three are that late (a host
+ * stall can make one late by itself).
+ */
+struct new_head {
+	struct timer a, b, ref;
+	uint64_t b_due, b_late;
+	bool b_ran;
+};
+
+static void new_head_b(struct timer *tm)
+{
+	struct new_head *h = tm->data;
+
+	h->b_late = clock_ns() - h->b_due;
+	WRITE_ONCE(h->b_ran, true);
+}
+
+static void new_head_a(struct timer *tm)
+{
+	struct new_head *h = tm->data;
+
+	h->b_due = clock_ns() + 100 * NSEC_PER_USEC;
+	timer_arm(&h->b, h->b_due);
+}
+
+static void noop_fn(struct timer *tm)
+{
+	(void)tm;
+}
+
+static void callback_arms_new_head(struct ktest *t)
+{
+	static struct new_head h;
+	uint64_t best = ~0ULL;
+
+	for (int i = 0; i < 3; i++) {
+		unsigned long flags;
+		uint64_t now;
+
+		h = (struct new_head){ 0 };
+		timer_init(&h.a, new_head_a, &h);
+		timer_init(&h.b, new_head_b, &h);
+		timer_init(&h.ref, noop_fn, &h);
+		flags = arch_irq_save();	/* all on this CPU */
+		now = clock_ns();
+		timer_arm(&h.a, now + 500 * NSEC_PER_USEC);
+		timer_arm(&h.ref, now + 2600 * NSEC_PER_USEC);
+		arch_irq_restore(flags);
+		sleep_ns(5 * NSEC_PER_MSEC);
+		KEXPECT(t, READ_ONCE(h.b_ran));
+		timer_cancel(&h.a);
+		timer_cancel(&h.b);
+		timer_cancel(&h.ref);
+		if (h.b_ran && h.b_late < best)
+			best = h.b_late;
+	}
+	/* Late by 2 ms when not re-programmed; 1 ms leaves room for noise. */
+	KEXPECT(t, best < NSEC_PER_MSEC);
+}
+
 static struct ktest_case timer_cases[] = {
 	KTEST_CASE(oneshot_fire_in_deadline_order),
 	KTEST_CASE(cancel_before_deadline),
@@ -407,6 +473,7 @@ static struct ktest_case timer_cases[] = {
 	KTEST_CASE_TIMEOUT(clock_monotonic_all_cpus, 30000),
 	KTEST_CASE(storm_does_not_wedge_its_cpu),
 	KTEST_CASE(hints_follow_timers),
+	KTEST_CASE(callback_arms_new_head),
 	{ 0 },
 };
 KTEST_SUITE(timer, timer_cases);

@@ -39,7 +39,8 @@ struct timer {
 	void *data;
 	struct list_head node;
 	int cpu;			/* -1 when not armed */
-	uint64_t ran_on;		/* CPUs whose interrupt ran (or runs)
+	uint64_t ran_on;		/* CPUs it was armed on, whose
+					   interrupt may run (or have run)
 					   fn: timer_cancel() waits there */
 	uint64_t ran_irq;		/* the last interrupt that ran fn
 					   (timer.c, irq_stamp()) */
