@@ -50,8 +50,10 @@ uint32_t x86_pit_gsi;			/* acpi.c: ISA IRQ 0, no override */
 static uint64_t tsc_hz, lapic_hz;	/* LAPIC timer ticks/s, undivided */
 uint64_t x86_tsc_boot;			/* arch_impl.h: arch_clock_ns() */
 uint64_t x86_ns_per_tsc;
-static uint64_t lapic_per_ns;		/* 32.32 fixed point */
-static unsigned lapic_pad_shift;	/* arch_timer_arm(): count >> this */
+/* arch_timer_arm(): LAPIC ticks per TSC cycle in 32.32 fixed point,
+ * rounded up and padded by the calibration's uncertainty; the largest
+ * TSC interval whose count fits the 32-bit register. */
+static uint64_t lapic_per_tsc, lapic_max_tsc;
 
 static inline uint32_t lapic_read(unsigned reg)
 {
@@ -139,6 +141,7 @@ void x86_time_init(void)
 {
 	uint16_t latch = PIT_HZ * CALIBRATE_MS / 1000;
 	uint64_t t0, t1, e0, e1, spins = 0, window;
+	unsigned pad_shift;
 	uint32_t c0, c1;
 
 	outb(0x61, (inb(0x61) & ~0x02) | 0x01);	/* gate on, speaker off */
@@ -165,18 +168,19 @@ void x86_time_init(void)
 		panic("TSC/LAPIC calibration failed (tsc %lu Hz, lapic %lu Hz)",
 		      tsc_hz, lapic_hz);
 	x86_ns_per_tsc = (NSEC_PER_SEC << 32) / tsc_hz;
-	/* Both rates come from the one window, so the PIT's own error
-	 * cancels in the count for a TSC interval (arch_timer_arm()). */
-	lapic_per_ns = (lapic_hz << 32) / NSEC_PER_SEC;
 	/* Relative uncertainty (e0 + e1) / window, doubled: pad by the
 	 * next power of two above it, at least 2^-30, at most 2^-10. */
-	lapic_pad_shift = 30;
-	while (lapic_pad_shift > 10 &&
-	       (window >> lapic_pad_shift) < 2 * (e0 + e1) + 1)
-		lapic_pad_shift--;
+	pad_shift = 30;
+	while (pad_shift > 10 && (window >> pad_shift) < 2 * (e0 + e1) + 1)
+		pad_shift--;
+	/* Both rates come from the one window, so the PIT's own error
+	 * cancels in their ratio. */
+	lapic_per_tsc = ((lapic_hz << 32) + tsc_hz - 1) / tsc_hz;
+	lapic_per_tsc += (lapic_per_tsc >> pad_shift) + 1;
+	lapic_max_tsc = (0xfffffffeULL << 32) / lapic_per_tsc;
 	x86_tsc_boot = t1;
 	printk("x86: TSC %lu kHz, LAPIC timer %lu kHz, timer padded by 2^-%u\n",
-	       tsc_hz / 1000, lapic_hz / 1000, lapic_pad_shift);
+	       tsc_hz / 1000, lapic_hz / 1000, pad_shift);
 }
 
 /* Busy-wait @us microseconds on the TSC (boot and AP start only). */
@@ -189,22 +193,39 @@ void x86_delay_us(uint64_t us)
 }
 
 /*
- * One-shot: the count is computed from now, rounded up and padded by the
- * calibration's uncertainty (x86_time_init()), so that the interrupt
- * does not come before @deadline_ns.  A deadline more than 2^32 ticks
- * away (seconds) is clamped and fires early; the generic code re-arms.
+ * One-shot.  The count runs from when it is written, and is computed
+ * from a TSC read: whatever runs between the two makes the interrupt
+ * that much late.  So @deadline_ns becomes a TSC value first (the
+ * exact inverse of arch_clock_ns(): the first cycle at which the clock
+ * reads @deadline_ns), and after the read only the difference is
+ * scaled, rounded up and padded (lapic_per_tsc): the interrupt does not
+ * come early, nor more than a tick or so late.  (The count computed
+ * from a nanosecond "now", as before, made every x86_64 timer 26
+ * instructions late under -icount: most of rt_wakeup_lat's 30 ns above
+ * the instructions of its path, docs/performance.md.)  A deadline more
+ * than 2^32 LAPIC ticks away (seconds) is clamped and fires early; the
+ * generic code re-arms.
  */
 void arch_timer_arm(uint64_t deadline_ns)
 {
-	uint64_t now = arch_clock_ns();
-	uint64_t count = 1;
+	uint64_t count = 0xffffffffu;
 
-	if (deadline_ns > now) {
-		count = (((unsigned __int128)(deadline_ns - now) * lapic_per_ns +
-			  0xffffffffu) >> 32);
-		count += count >> lapic_pad_shift;
-		if (count > 0xffffffffu)
-			count = 0xffffffffu;
+	/* (deadline << 32) / ns_per_tsc fits 64 bits: about 2^60 ns. */
+	if ((deadline_ns >> 32) < x86_ns_per_tsc) {
+		uint64_t q, r, dl;
+		int64_t delta;
+
+		__asm__("divq %4" : "=a"(q), "=d"(r)
+			: "a"(deadline_ns << 32), "d"(deadline_ns >> 32),
+			  "rm"(x86_ns_per_tsc));
+		dl = x86_tsc_boot + q + (r != 0);
+		/* All of it before the read (gcc would move the add). */
+		__asm__ __volatile__("" : "+r"(dl));
+		delta = (int64_t)(dl - arch_cycles());
+		if (delta <= 0)
+			count = 1;
+		else if ((uint64_t)delta < lapic_max_tsc)
+			count = (((unsigned __int128)delta * lapic_per_tsc) >> 32) + 1;
 	}
 	lapic_write(LAPIC_TIMER_INIT, (uint32_t)count);
 }
