@@ -313,6 +313,54 @@ static void stop_machine_holds_every_cpu(struct ktest *t)
 	KEXPECT_EQ(t, bad, 0);
 }
 
+/*
+ * wake_up() of a sleeper that may run only on the waking CPU takes no
+ * pi_lock (ttwu_local, wakeup.c); another CPU's wake_up() of the same
+ * task takes the full path.  Both at once must wake it once: a FIFO
+ * sleeper pinned to cpu1 sleeps 20 us 2000 times (its own timer wakes it
+ * there) while cpu0 calls wake_up() on it without pause.  Queued twice,
+ * the RT class panics ("enqueued twice"); a lost wakeup hangs the
+ * sleeper (the case's timeout).
+ */
+#define RACE_SLEEPS 2000
+
+struct wake_race {
+	struct task *p;
+	int n;
+	bool done;
+};
+
+static void race_sleeper(void *arg)
+{
+	struct wake_race *r = arg;
+
+	for (r->n = 0; r->n < RACE_SLEEPS; r->n++)
+		sleep_ns(20 * NSEC_PER_USEC);
+	WRITE_ONCE(r->done, true);
+}
+
+static void local_wakeup_races_remote(struct ktest *t)
+{
+	static struct wake_race r;
+	struct sched_attr fifo = { .policy = SCHED_FIFO, .rt_priority = 50 };
+	struct thread_opts o = { .affinity = 1ULL << 1, .attr = &fifo };
+	uint64_t mine = current()->cpus_allowed, woke = 0;
+
+	if (online_cpus() < 2)
+		KSKIP(t, "needs >= 2 CPUs");
+	KEXPECT_EQ(t, sched_setaffinity(current(), 1ULL << 0), 0);
+	r = (struct wake_race){ 0 };
+	KASSERT_EQ(t, thread_spawn(&r.p, "wake-race", race_sleeper, &r, &o), 0);
+	/* r.p stays allocated until the join: a wakeup after its exit
+	 * finds it dead and does nothing. */
+	while (!READ_ONCE(r.done))
+		woke += wake_up(r.p);
+	thread_join(r.p);
+	KEXPECT_EQ(t, r.n, RACE_SLEEPS);
+	KEXPECT(t, woke > 0);		/* the two paths did meet */
+	sched_setaffinity(current(), mine);
+}
+
 static struct ktest_case sched_core_cases[] = {
 	KTEST_CASE(setattr_rejects_invalid),
 	KTEST_CASE(setattr_nice_roundtrip),
@@ -321,6 +369,7 @@ static struct ktest_case sched_core_cases[] = {
 	KTEST_CASE(setaffinity_moves_running_task),
 	KTEST_CASE(affinity_respected_under_churn),
 	KTEST_CASE(stop_one_cpu_runs_there),
+	KTEST_CASE_TIMEOUT(local_wakeup_races_remote, 30000),
 	/* 20 rendezvous of every vCPU: about 3 s with four 8-CPU guests on
 	 * two host cores, over 10 s at worst. */
 	KTEST_CASE_TIMEOUT(stop_machine_holds_every_cpu, 30000),

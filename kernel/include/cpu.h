@@ -111,8 +111,14 @@ static inline void irq_exit(void)
 	struct cpu *c = this_cpu();
 
 	c->preempt_count -= HARDIRQ_OFFSET;
-	if (c->preempt_count == 0 && READ_ONCE(c->need_resched))
+	if (c->preempt_count == 0 && READ_ONCE(c->need_resched)) {
 		preempt_schedule_irq();
+		/* Not a tail call: the handler's frame is taken down after
+		 * the switch back, not before the switch (the woken task
+		 * would wait for its registers to be restored only to be
+		 * saved again: 10 to 20 instructions). */
+		barrier();
+	}
 }
 static inline int smp_processor_id(void) { return this_cpu()->id; }
 

@@ -89,8 +89,15 @@ ttwu_activate(struct rq *rq, struct task *p, int flags,
 		ttwu_set_running(p);
 	}
 	wakeup_preempt_rq(rq, p);
-	if (READ_ONCE(rq->cpu->need_resched))
+	if (READ_ONCE(rq->cpu->need_resched)) {
+		/* A switch is due here, now: its __schedule() may use the
+		 * clock just read (the time until then is the woken task's,
+		 * as in Linux).  Only this CPU's: another's switch waits
+		 * for an IPI. */
+		if (rq->cpu == this_cpu())
+			rq->clock_skip = true;
 		return;
+	}
 	if (!keep_blocked && p->sched_class->task_woken)
 		p->sched_class->task_woken(rq, p);
 	else if (keep_blocked && p->sched_class->queue_push)
@@ -143,7 +150,8 @@ static inline int select_cpu(struct task *p, int flags)
  * the queue meanwhile, gets false: the caller places it.  p->pi_lock
  * held.
  */
-static bool ttwu_runnable(struct task *p, bool keep_blocked)
+static __attribute__((noinline)) bool ttwu_runnable(struct task *p,
+						    bool keep_blocked)
 {
 	struct rq *rq = task_rq_lock(p);
 
@@ -197,7 +205,8 @@ static bool ttwu_runnable(struct task *p, bool keep_blocked)
  * affinity) leaves that runqueue and is placed like any sleeper, by its
  * class, starting from the CPU it was lent from.  It never runs there.
  */
-static bool try_to_wake_up(struct task *p, int cpu, bool keep_blocked)
+static __attribute__((always_inline)) inline bool
+try_to_wake_up(struct task *p, int cpu, bool keep_blocked)
 {
 	struct rq *rq;
 
@@ -220,8 +229,14 @@ static bool try_to_wake_up(struct task *p, int cpu, bool keep_blocked)
 	/* Dequeued; it may still be switching out on its old CPU.  Only
 	 * after on_cpu drops are its registers saved and may it move.  This
 	 * is the one place a woken task changes CPU. */
-	while (smp_load_acquire(&p->on_cpu))
+	while (smp_load_acquire(&p->on_cpu)) {
+		/* Woken meanwhile by ttwu_local() and running again: its
+		 * wakeup is done (waiting for it to sleep again could take
+		 * as long as it runs). */
+		if (READ_ONCE(p->on_rq))
+			return false;
 		arch_cpu_relax();
+	}
 	if (keep_blocked && cpu >= 0 && READ_ONCE(cpus[cpu].online)) {
 		/* A donor goes to its owner's CPU even outside its affinity:
 		 * it is lent there (and the pick would move it there). */
@@ -235,6 +250,12 @@ static bool try_to_wake_up(struct task *p, int cpu, bool keep_blocked)
 	rq = cpu_rq(cpu);
 	OPTIMIZER_HIDE_VAR(rq);		/* not cpu_rq(cpu) three times */
 	spin_lock_raw(&rq->lock);
+	if (__builtin_expect(p->on_rq, 0)) {
+		/* ttwu_local() woke it meanwhile, here (the one CPU it may
+		 * run on): done. */
+		spin_unlock_raw(&rq->lock);
+		return false;
+	}
 	if (p->cpu != cpu) {
 		p->nr_migrations++;
 		trace_migrate(p, p->cpu, cpu, keep_blocked ? TRACE_MIG_CHAIN :
@@ -253,7 +274,8 @@ static bool try_to_wake_up(struct task *p, int cpu, bool keep_blocked)
  * donors are back: it is pinned (task_free waits) under p->pi_lock,
  * which thread_exit needs too.
  */
-static bool ttwu(struct task *p, int cpu, bool keep_blocked)
+static __attribute__((always_inline)) inline bool
+ttwu(struct task *p, int cpu, bool keep_blocked)
 {
 	unsigned long flags = spin_lock(&p->pi_lock);
 	bool woke = try_to_wake_up(p, cpu, keep_blocked);
@@ -269,9 +291,70 @@ static bool ttwu(struct task *p, int cpu, bool keep_blocked)
 	return woke;
 }
 
-bool wake_up(struct task *p)
+/*
+ * wake_up() without p->pi_lock, for a plain sleeper that can run on
+ * this CPU only (its affinity, or a lone CPU), woken here: a sleeper's
+ * own timer, rt_wakeup_lat's path (pi_lock's round trip and the
+ * placement are 20 to 30 instructions of it).
+ *
+ * Under this CPU's rq->lock, with interrupts off, nothing else runs or
+ * moves p, and its CPU, affinity and class change only under this lock
+ * (and pi_lock: sched_setaffinity, sched_change).  Another wake_up(),
+ * holding pi_lock, places p on this CPU too, the only one it may, and
+ * so meets this one at this rq->lock: try_to_wake_up() finds p queued
+ * there (or while it waits for on_cpu) and leaves it.  A mutex waiter or
+ * donor is not for this path: its blocked_on is never NULL while it
+ * sleeps (only the task itself clears it, mutex_remove_waiter()), so
+ * the keep_blocked wakeups, placed on other CPUs, never race with it.
+ * Neither is a deadline task (its wakeup may meet its replenishment
+ * timer, which holds pi_lock), nor one still queued (its sleep not done
+ * yet).  Returns 1 if it woke p, 0 if p was not sleeping, -1 for the
+ * full path.
+ */
+static __attribute__((always_inline)) inline int ttwu_local(struct task *p)
+{
+	unsigned long flags = arch_irq_save();
+	struct cpu *c = this_cpu();
+	struct rq *rq = c->rq;
+	uint64_t mine = 1ULL << c->id;
+	int woke = -1;
+
+	if (READ_ONCE(p->cpu) != c->id || READ_ONCE(p->blocked_on) ||
+	    (p->cpus_allowed != mine && ncpus > 1))
+		goto out;
+	smp_mb();	/* pairs with the sleeper's state store + mb */
+	spin_lock_raw(&rq->lock);
+	if (p->cpu == c->id && !p->on_rq && !p->on_cpu && p->wake_cpu < 0 &&
+	    !READ_ONCE(p->blocked_on) && p->sched_class != &dl_sched_class &&
+	    (p->cpus_allowed == mine || ncpus == 1)) {
+		woke = READ_ONCE(p->state) == TASK_SLEEPING;
+		if (woke)
+			ttwu_activate(rq, p, ENQUEUE_WAKEUP, false);
+	}
+	spin_unlock_raw(&rq->lock);
+	/* As ttwu(), but p needs no pin: it cannot run before interrupts
+	 * are back on here. */
+	if (woke > 0 && !list_empty(&p->blocked_head))
+		proxy_wake_donors(p);
+out:
+	arch_irq_restore(flags);
+	return woke;
+}
+
+/* Each with its own copy of ttwu(): a sleeper's wakeup (wake_up(), the
+ * commonest, an interrupt's) tests none of a donor's cases. */
+static __attribute__((noinline)) bool wake_up_placed(struct task *p)
 {
 	return ttwu(p, -1, false);
+}
+
+bool wake_up(struct task *p)
+{
+	int woke = ttwu_local(p);
+
+	if (woke >= 0)
+		return woke;
+	return wake_up_placed(p);	/* a tail call */
 }
 
 void wake_up_donor(struct task *p, int cpu)
