@@ -361,6 +361,53 @@ static void local_wakeup_races_remote(struct ktest *t)
 	sched_setaffinity(current(), mine);
 }
 
+/*
+ * A task that wakes a more important task on its own CPU is preempted
+ * inside wake_up(), not at the next interrupt: the woken FIFO task has
+ * run when wake_up() returns.  (ttwu_local() once returned without the
+ * preemption check spin_unlock() makes: inversion_wait's hog then ran
+ * a tick late.)
+ */
+static volatile int preempt_flag, preempt_ran;
+
+static void preempt_waiter(void *arg)
+{
+	struct task *self = current();
+
+	(void)arg;
+	for (;;) {
+		WRITE_ONCE(self->state, TASK_SLEEPING);
+		smp_mb();
+		if (preempt_flag)
+			break;
+		schedule();
+	}
+	WRITE_ONCE(self->state, TASK_RUNNING);
+	preempt_ran = 1;
+}
+
+static void wake_up_preempts_waker(struct ktest *t)
+{
+	struct sched_attr fifo = { .policy = SCHED_FIFO, .rt_priority = 90 };
+	struct thread_opts o = { .affinity = 1ULL << 0, .attr = &fifo };
+	uint64_t mine = current()->cpus_allowed;
+	struct task *p;
+	int ran;
+
+	KEXPECT_EQ(t, sched_setaffinity(current(), 1ULL << 0), 0);
+	preempt_flag = preempt_ran = 0;
+	KASSERT_EQ(t, thread_spawn(&p, "preempt-wait", preempt_waiter, NULL,
+				   &o), 0);
+	while (READ_ONCE(p->state) != TASK_SLEEPING || READ_ONCE(p->on_rq))
+		sleep_ns(100 * NSEC_PER_USEC);
+	preempt_flag = 1;
+	wake_up(p);
+	ran = preempt_ran;
+	KEXPECT_EQ(t, ran, 1);
+	thread_join(p);
+	sched_setaffinity(current(), mine);
+}
+
 static struct ktest_case sched_core_cases[] = {
 	KTEST_CASE(setattr_rejects_invalid),
 	KTEST_CASE(setattr_nice_roundtrip),
@@ -370,6 +417,7 @@ static struct ktest_case sched_core_cases[] = {
 	KTEST_CASE(affinity_respected_under_churn),
 	KTEST_CASE(stop_one_cpu_runs_there),
 	KTEST_CASE_TIMEOUT(local_wakeup_races_remote, 30000),
+	KTEST_CASE(wake_up_preempts_waker),
 	/* 20 rendezvous of every vCPU: about 3 s with four 8-CPU guests on
 	 * two host cores, over 10 s at worst. */
 	KTEST_CASE_TIMEOUT(stop_machine_holds_every_cpu, 30000),

@@ -338,6 +338,11 @@ static __attribute__((always_inline)) inline int ttwu_local(struct task *p)
 		proxy_wake_donors(p);
 out:
 	arch_irq_restore(flags);
+	/* As spin_unlock(): a task-context waker is preempted now by a
+	 * more important task it woke (an interrupt's exit switches). */
+	if (arch_irqs_enabled_flags(flags) &&
+	    READ_ONCE(this_cpu()->need_resched))
+		preempt_check_resched();
 	return woke;
 }
 
