@@ -573,6 +573,27 @@ void timer_interrupt(void)
 			return;
 		}
 	}
+	/* The hardware came up to TIMER_SPIN_NS early (x86_64's count
+	 * runs on another clock than the TSC: real-time QEMU, real
+	 * hardware), or another interrupt found the head about due: wait
+	 * for it here.  run_due() would run a hint due with it first (a
+	 * hint may run early, a timer only when due), the order the hints
+	 * exist to avoid (timer.hints_follow_timers saw it on x86_64 once
+	 * the count was no longer late by the instructions after its TSC
+	 * read). */
+	if (t->deadline_ns > entry && !t->early) {
+		uint64_t d = t->deadline_ns;
+
+		spin_unlock_raw(&q->lock);
+		entry = timer_spin_until(d);
+		spin_lock_raw(&q->lock);
+		t = queue_head(q);
+		if (!t) {
+			reprogram(q);
+			spin_unlock_raw(&q->lock);
+			return;
+		}
+	}
 	/* The commonest: one timer due (a sleeper), and after it nothing
 	 * due or soon due, no tick.  (A hint, ->early, may be dropped or
 	 * run early: run_due().) */
