@@ -499,19 +499,7 @@ static inline __attribute__((always_inline)) void __schedule_mode(int mode)
 	bool proxied;
 
 	spin_lock_raw(&rq->lock);
-	/*
-	 * A preemption that a wakeup here asked for (an interrupt's, the
-	 * commonest) keeps the clock that wakeup read, if nothing updated
-	 * it since: the time from there to the switch is the woken task's,
-	 * as in Linux.  Any update clears clock_skip, so the clock kept is
-	 * at most a tick old (a wakeup inside a section that keeps
-	 * preemption off).  Only here: the other switches do not follow
-	 * a wakeup's request, and their check would cost the yield.
-	 */
-	if (mode == SM_PREEMPT && rq->clock_skip)
-		rq->clock_skip = false;
-	else
-		update_rq_clock(rq);
+	update_rq_clock(rq);
 	prev_donor = rq->donor;
 	if (mode == SM_YIELD && prev->state == TASK_RUNNING &&
 	    prev_donor->sched_class->yield_pick) {

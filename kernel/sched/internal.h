@@ -124,10 +124,6 @@ struct rq {
 					   sched_classes[]; rq_queue_push) */
 	uint64_t clock_ns;		/* updated by update_rq_clock() */
 	bool clock_stale;		/* lock waited for since (core.c) */
-	bool clock_skip;		/* clock_ns is the wakeup's that asked
-					   for a switch, not updated since:
-					   the preemption keeps it (Linux's
-					   RQCF_REQ_SKIP, core.c) */
 	bool lock_dropped;		/* double_lock_balance() let go of
 					   this lock to retake it in CPU-id
 					   order: whoever takes it meanwhile
@@ -308,7 +304,6 @@ static inline __attribute__((always_inline)) void update_rq_clock(struct rq *rq)
 {
 	rq->clock_ns = clock_ns();
 	rq->clock_stale = false;
-	rq->clock_skip = false;		/* (one store with clock_stale) */
 }
 /* Charge time since the last update: execution time to rq->curr
  * (update_curr_common), scheduling-context time to rq->donor (the

@@ -89,15 +89,8 @@ ttwu_activate(struct rq *rq, struct task *p, int flags,
 		ttwu_set_running(p);
 	}
 	wakeup_preempt_rq(rq, p);
-	if (READ_ONCE(rq->cpu->need_resched)) {
-		/* A switch is due here, now: its __schedule() may use the
-		 * clock just read (the time until then is the woken task's,
-		 * as in Linux).  Only this CPU's: another's switch waits
-		 * for an IPI. */
-		if (rq->cpu == this_cpu())
-			rq->clock_skip = true;
+	if (READ_ONCE(rq->cpu->need_resched))
 		return;
-	}
 	if (!keep_blocked && p->sched_class->task_woken)
 		p->sched_class->task_woken(rq, p);
 	else if (keep_blocked && p->sched_class->queue_push)
