@@ -169,9 +169,13 @@ void ipi_interrupt(void);
  * records (kernel/include/trace.h) are arch code, arch/<arch>/trace_rec.c:
  *   void arch_trace_mutex_acquire(struct task *p, struct mutex *m);
  *   void arch_trace_mutex_release(struct task *p, struct mutex *m);
- * Each writes one record as kernel/trace/ring.h says, with interrupts
- * on, in section .text.trace_rseq, and lists {first instruction, the one
- * after the publishing store} in section trace_rseq_table.  Until that
+ * They are called whether recording is on or not: each first looks at
+ * trace_enabled (and returns if it is false), then writes one record as
+ * kernel/trace/ring.h says, with interrupts on, in section
+ * .text.trace_rseq, and lists {first instruction, the one after the
+ * publishing store} in section trace_rseq_table.  The look is inside
+ * that region, so an interrupt there makes the record look again
+ * (trace_set_enabled() relies on it to wait for records).  Until that
  * store it writes no argument register and no memory but its slot and
  * the reservation.  The trap entry calls trace_irq_entry(&saved_pc) for
  * every interrupt before irq_enter(): a PC inside moves back to the

@@ -12,7 +12,8 @@
  * the mutex fast paths' records restart where an interrupt lands before
  * they publish, and stay whole and in order under interrupts that
  * record; a mutex name outside the image is copied;
- * `trace off` records nothing; reset forgets.
+ * `trace off` records nothing, also while every CPU is in the middle
+ * of events; reset forgets.
  *
  * Events are read through trace_snapshot(), whose lines are the ones
  * the dump prints (after "<ts> <cpu> "), so the format is tested too.
@@ -759,6 +760,85 @@ static void off_records_nothing(struct ktest *t)
 	KEXPECT(t, count_events("acquire task=trace-on#", -1) == 1);
 }
 
+/* Workers that record all the time: fast mutex records (restartable),
+ * marks (C, looked at with interrupts on), switches (yield). */
+struct busy {
+	struct mutex m;
+	volatile bool stop;
+};
+
+static void busy_fn(void *arg)
+{
+	struct busy *b = arg;
+
+	for (unsigned i = 0; !READ_ONCE(b->stop); i++) {
+		mutex_lock(&b->m);
+		mutex_unlock(&b->m);
+		trace_mark("busy");
+		if (i % 8 == 0)
+			yield();
+	}
+}
+
+static void spin_us(unsigned us)
+{
+	uint64_t end = clock_ns() + us * NSEC_PER_USEC;
+
+	while (clock_ns() < end)
+		arch_cpu_relax();
+}
+
+/*
+ * Off waits for the events other CPUs (and tasks preempted here) are
+ * in the middle of: after trace_set_enabled(false) and a reset, nothing
+ * lands, round after round, while every CPU records all the time.
+ * Without the wait about one round in ten recorded an event at 2 and 4
+ * CPUs.  Each off is an interrupt round trip to every other CPU; with 8
+ * virtual CPUs on a 2-core host that is milliseconds, so the rounds stop
+ * after 3 s (and say how many ran).
+ */
+static void off_waits_for_events_in_progress(struct ktest *t)
+{
+	enum { ROUNDS = 300 };
+	struct busy *b = kmalloc(NR_CPUS * sizeof(*b));
+	struct task *w[NR_CPUS] = { 0 };
+	uint64_t worst = 0, until = clock_ns() + 3 * NSEC_PER_SEC;
+	unsigned late = 0;
+	int r;
+
+	KASSERT(t, b != NULL);
+	for (int c = 0; c < ncpus; c++) {
+		mutex_init(&b[c].m, "trace-busy");
+		b[c].stop = false;
+		w[c] = spawn_on(t, "trace-busy", busy_fn, &b[c], c, NULL);
+	}
+	for (r = 0; r < ROUNDS && clock_ns() < until; r++) {
+		uint64_t n = 0;
+
+		KASSERT_EQ(t, trace_set_enabled(false), 0);
+		trace_reset();
+		spin_us(20);
+		for (int c = 0; c < ncpus; c++)
+			n += trace_cpu_recorded(c);
+		if (n) {
+			late++;
+			worst = MAX(worst, n);
+		}
+		KASSERT_EQ(t, trace_set_enabled(true), 0);
+		spin_us(20);
+	}
+	for (int c = 0; c < ncpus; c++)
+		b[c].stop = true;
+	for (int c = 0; c < ncpus; c++)
+		if (w[c])
+			thread_join(w[c]);
+	kfree(b);
+	printk("# %u of %d rounds recorded after off (up to %llu events)\n",
+	       late, r, (unsigned long long)worst);
+	KEXPECT_EQ(t, late, 0);
+	trace_reset();
+}
+
 /* trace_reset() forgets what came before, on every CPU. */
 static void reset_forgets(struct ktest *t)
 {
@@ -781,6 +861,7 @@ static struct ktest_case trace_cases[] = {
 	KTEST_CASE(fast_records_whole_under_interrupts),
 	KTEST_CASE(fast_records_copy_other_names),
 	KTEST_CASE(off_records_nothing),
+	KTEST_CASE(off_waits_for_events_in_progress),
 	KTEST_CASE(reset_forgets),
 	{ 0 },
 };

@@ -22,8 +22,8 @@
 #include "mutex.h"
 
 /*
- * One record {ts, hdr, tid[0] = p's tid, tid[1] = none, mname =
- * m->trace_name}.  A name that is not in the image goes to @slow (C,
+ * Nothing while trace_enabled is false; else one record {ts, hdr,
+ * tid[0] = p's tid, tid[1] = none, mname = m->trace_name}.  A name that is not in the image goes to @slow (C,
  * masks interrupts) with @how in a2 and no second task in a3.
  * The fences are kernel/trace/ring.h's: smp_wmb after the reserve, a
  * release store (fence rw,w; sd) for the head.
@@ -34,7 +34,10 @@ __attribute__((naked, noinline, noclone, used,				\
 void fn(struct task *p __unused, struct mutex *m __unused)	\
 {									\
 	__asm__ __volatile__(						\
-	"1:	ld	a5, %[tname](a1)\n"				\
+	"1:	auipc	a2, %%pcrel_hi(trace_enabled)\n"		\
+	"	lbu	a2, %%pcrel_lo(1b)(a2)\n"			\
+	"	beqz	a2, 2f\n"					\
+	"	ld	a5, %[tname](a1)\n"				\
 	"	beqz	a5, 3f\n"					\
 	"	ld	a2, %[trace](tp)\n"				\
 	"	ld	a3, %[head](a2)\n"				\

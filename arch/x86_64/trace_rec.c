@@ -20,8 +20,8 @@
 #include "mutex.h"
 
 /*
- * One record {ts, hdr, tid[0] = p's tid, tid[1] = none, mname =
- * m->trace_name}.  rdtsc writes %eax/%edx, so neither holds an argument.
+ * Nothing while trace_enabled is false; else one record {ts, hdr,
+ * tid[0] = p's tid, tid[1] = none, mname = m->trace_name}.  rdtsc writes %eax/%edx, so neither holds an argument.
  * A name that is not in the image goes to @slow (C, masks interrupts)
  * with @how in %edx and no second task in %rcx.
  */
@@ -31,7 +31,9 @@ __attribute__((naked, noinline, noclone, used,				\
 void fn(struct task *p __unused, struct mutex *m __unused)	\
 {									\
 	__asm__ __volatile__(						\
-	"1:	mov	%c[tname](%%rsi), %%r8\n"			\
+	"1:	cmpb	$0, trace_enabled(%%rip)\n"			\
+	"	je	2f\n"						\
+	"	mov	%c[tname](%%rsi), %%r8\n"			\
 	"	test	%%r8, %%r8\n"					\
 	"	jz	3f\n"						\
 	"	mov	%%gs:%c[trace], %%r9\n"				\

@@ -60,8 +60,14 @@ void trace_reset(void);
 void trace_mark(const char *text);
 
 /* Start/stop recording on every CPU (`trace on|off`).  Enabling before
- * trace_init() or without rings is refused: -ENOMEM.  Returns 0. */
+ * trace_init() or without rings is refused: -ENOMEM.  Returns 0.  Off
+ * waits for the events in progress on other CPUs (task context): after
+ * it nothing is recorded. */
 int trace_set_enabled(bool on);
+
+/* Stop recording from any context (the invariant checker's first miss);
+ * an event already in progress on another CPU may still land. */
+void trace_freeze(void);
 
 /* Print the whole trace in the text format of docs/trace.md, through
  * console_write().  Task context (it may sleep; one dump at a time).
@@ -199,16 +205,17 @@ static inline void trace_mutex_release(struct task *p, struct mutex *m,
 void arch_trace_mutex_acquire(struct task *p, struct mutex *m);
 void arch_trace_mutex_release(struct task *p, struct mutex *m);
 
+/* No trace_on() here: the records look at trace_enabled themselves,
+ * inside their restartable region (trace_set_enabled()).  With recording
+ * off that costs a call and a return. */
 static inline void trace_mutex_acquire_fast(struct task *p, struct mutex *m)
 {
-	if (trace_on())
-		arch_trace_mutex_acquire(p, m);
+	arch_trace_mutex_acquire(p, m);
 }
 
 static inline void trace_mutex_release_fast(struct task *p, struct mutex *m)
 {
-	if (trace_on())
-		arch_trace_mutex_release(p, m);
+	arch_trace_mutex_release(p, m);
 }
 
 /* @name if a record may keep the pointer (a string in the kernel

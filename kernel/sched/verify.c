@@ -420,7 +420,7 @@ static void miss(struct window *win, uint64_t now, const struct rank *donor)
 	/* Keep what led here: the first miss stops the scheduler trace
 	 * until its report is printed (sched_verify_print_miss). */
 	if (READ_ONCE(trace_enabled) && !sv.trace_frozen) {
-		trace_set_enabled(false);
+		trace_freeze();
 		sv.trace_frozen = true;
 	}
 }

@@ -69,12 +69,39 @@ void trace_init(void)
 	WRITE_ONCE(trace_enabled, true);
 }
 
+static void trace_quiesce_fn(void *arg)
+{
+	(void)arg;
+}
+
+/*
+ * Off means off: once this returns no CPU records an event, so a reset
+ * after it leaves an empty trace (test trace.off_records_nothing).  Every
+ * event checks trace_enabled where nothing can stop it before it is
+ * published: under a lock or with interrupts masked (the scheduler's
+ * hooks, record_ttm(), trace_mark()), or inside its restartable region
+ * (the arch's fast mutex records, which an interrupt sends back to the
+ * check).  So an event that saw "on" ends before its CPU takes an
+ * interrupt again, and a no-op call on every other CPU waits for that.
+ * (On this CPU smp_call() just calls it: task context, interrupts on.)
+ * Task context only; the invariant checker stops with trace_freeze().
+ */
 int trace_set_enabled(bool on)
 {
 	if (on && !trace_ready)
 		return -ENOMEM;
 	WRITE_ONCE(trace_enabled, on);
+	if (on)
+		return 0;
+	smp_mb();	/* off before any CPU's interrupt below */
+	for (int i = 0; i < ncpus; i++)
+		smp_call(i, trace_quiesce_fn, NULL);	/* offline: -EINVAL */
 	return 0;
+}
+
+void trace_freeze(void)
+{
+	WRITE_ONCE(trace_enabled, false);
 }
 
 /*
@@ -175,6 +202,19 @@ static __always_inline void trace_start(struct trace_w *w)
 static __always_inline void trace_stop(struct trace_w *w)
 {
 	arch_irq_restore(w->flags);
+}
+
+/* trace_start() for an event whose hook looked at trace_enabled with
+ * interrupts on (a task may be preempted between the look and the
+ * record): look again with them masked (trace_set_enabled()).  False:
+ * recording went off, nothing to write (interrupts are back). */
+static __always_inline bool trace_start_on(struct trace_w *w)
+{
+	trace_start(w);
+	if (__builtin_expect(READ_ONCE(trace_enabled), 1))
+		return true;
+	trace_stop(w);
+	return false;
 }
 
 /*
@@ -494,7 +534,8 @@ static __attribute__((noinline)) void record_ttm_copy(int type, int arg,
 	struct trace_rec *r;
 	struct trace_w w;
 
-	trace_start(&w);
+	if (!trace_start_on(&w))
+		return;
 	r = rec_open(&w, type, 2, arg);
 	r->tm.tid[0] = tid_of(a);
 	r->tm.tid[1] = tid_of(b);
@@ -519,7 +560,8 @@ static __always_inline void record_ttm(int type, int arg, struct task *a,
 		record_ttm_copy(type, arg, a, b, m->name);
 		return;
 	}
-	trace_start(&w);
+	if (!trace_start_on(&w))
+		return;
 	r = rec_open(&w, type, 1, arg);
 	r->tm.tid[0] = a->tid;
 	r->tm.tid[1] = tid_of(b);
@@ -583,7 +625,8 @@ void trace_mark(const char *text)
 		nrec += (len - TRACE_MARK_HEAD + sizeof(r->text) - 1) /
 			sizeof(r->text);
 	memcpy(buf, text, len);
-	trace_start(&w);
+	if (!trace_start_on(&w))
+		return;
 	r = rec_open(&w, TRACE_MARK, nrec, 0);
 	r->mk.tid = tid_of(current());
 	memcpy(r->mk.text, buf, TRACE_MARK_HEAD);
