@@ -36,6 +36,17 @@ struct boot_info;
  *                          CPU's struct cpu, read in ONE instruction, so
  *                          no migration can split "which CPU" from "read"
  *                          (cpu.h's current_task() needs no irq masking)
+ *   arch_this_cpu_read_u8(off)  the same for a byte (a bool)
+ *   arch_this_cpu_add_int(off, v), arch_this_cpu_add_int_is_zero(off, v)
+ *                          add @v to the int at @off of this CPU's struct
+ *                          cpu (the second: and say whether it is 0 now),
+ *                          without first copying the CPU's pointer to a
+ *                          register (the preempt count: spin_lock_raw(),
+ *                          irq_enter(), irq_exit()); maybe a load, an add
+ *                          and a store (riscv64), so only for a field an
+ *                          interrupt leaves as it found it, with no
+ *                          migration possible in between (interrupts off,
+ *                          or the count already above 0)
  *   static inline unsigned long arch_irq_save(void)
  *   static inline void arch_irq_restore(unsigned long flags)
  *   static inline bool arch_irqs_enabled_flags(unsigned long flags)
@@ -60,11 +71,12 @@ struct boot_info;
  *   static inline uint64_t arch_clock_raw_ns(uint64_t raw)
  *                                                (see "Time" below)
  *   static inline uintptr_t arch_frame_address(void)  __builtin_frame_address(0)
- *   static inline void arch_spin_acquire(struct spinlock *l, struct cpu *c)
+ *   static inline void arch_spin_acquire(struct spinlock *l)
  *                          spin_lock_raw()'s compare-and-swap (cpu.h): l->locked
- *                          (offset 0, a machine word) from 0 to @c with
- *                          acquire ordering; if it was held, wait in
- *                          __spin_lock_contended(l, c) through an asm thunk
+ *                          (offset 0, a machine word) from 0 to this_cpu()
+ *                          with acquire ordering; if it was held, wait in
+ *                          __spin_lock_contended(l, this_cpu()) through an
+ *                          asm thunk
  *                          that keeps every register the caller may use,
  *                          so that the compiler sees no call (a function
  *                          whose only call was that wait saves no
@@ -239,7 +251,7 @@ void arch_send_ipi(struct cpu *cpu);
  * record the raw counter where every instruction counts, convert later. */
 /* arch_clock_raw_ns() is static inline in arch_impl.h (a few instructions,
  * on every switch); so, from it, is arch_clock_ns(): */
-static inline uint64_t arch_clock_ns(void)
+static inline __attribute__((always_inline)) uint64_t arch_clock_ns(void)
 {
 	return arch_clock_raw_ns(arch_clock_raw());
 }

@@ -20,6 +20,7 @@ uint64_t cpus_online_bits;
 
 void cpu_set_online(struct cpu *c, bool online)
 {
+	c->mask = 1ULL << c->id;
 	if (online)
 		__atomic_fetch_or(&cpus_online_bits, 1ULL << c->id, __ATOMIC_RELEASE);
 	else

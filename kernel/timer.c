@@ -226,8 +226,8 @@ void timer_arm(struct timer *t, uint64_t deadline_ns)
 	/* The CPUs it runs on, for timer_cancel(): this one, from now, so
 	 * that the interrupt that runs it need not (its callback may be a
 	 * woken task's path, rt_wakeup_lat). */
-	if (!(READ_ONCE(t->ran_on) & (1ULL << this_cpu()->id)))
-		__atomic_fetch_or(&t->ran_on, 1ULL << this_cpu()->id,
+	if (!(READ_ONCE(t->ran_on) & this_cpu_mask()))
+		__atomic_fetch_or(&t->ran_on, this_cpu_mask(),
 				  __ATOMIC_RELAXED);
 	t->cpu = this_cpu()->id;
 	if (!t->early && t->node.prev != &q->timers)
@@ -503,7 +503,8 @@ static __attribute__((noinline)) void run_due(struct cpu *c,
 /*
  * timer_interrupt()'s commonest case: @t, due, is the only timer to run
  * (nothing else due, or soon due, and no tick: @next, the time of the
- * next timer or the tick, is more than TIMER_EARLY_NS after @entry).
+ * next timer or the tick, is more than TIMER_EARLY_NS after the
+ * interrupt came).
  * The hardware is programmed for @next before the callback, so the
  * queue's lock is not taken again after it: the woken task's path
  * (rt_wakeup_lat) does not wait for the lock, a clock read and the
@@ -513,7 +514,7 @@ static __attribute__((noinline)) void run_due(struct cpu *c,
  */
 static inline __attribute__((always_inline)) void
 run_alone(struct cpu *c, struct timer_queue *q, struct timer *t,
-	  uint64_t entry, uint64_t next)
+	  uint64_t next)
 {
 	start_callback(c, q, t, irq_stamp(c));
 	if (next != TICK_NONE)
@@ -522,10 +523,15 @@ run_alone(struct cpu *c, struct timer_queue *q, struct timer *t,
 	spin_unlock_raw(&q->lock);
 	t->fn(t);
 	if (__builtin_expect(q->rearm, 0)) {
+		/* From now rather than the interrupt's entry: nothing of
+		 * the entry time lives across the callback (the woken
+		 * task's path saves no register for it); run_due() then
+		 * counts the time since the callback as the interrupt's
+		 * (the length of a deferral). */
 		spin_lock_raw(&q->lock);
 		q->rearm = false;
 		WRITE_ONCE(q->running, NULL);
-		run_due(c, q, entry, 1);
+		run_due(c, q, arch_clock_ns(), 1);
 		spin_unlock_raw(&q->lock);
 		return;
 	}
@@ -604,7 +610,7 @@ void timer_interrupt(void)
 			next = MIN(next, list_entry(t->node.next, struct timer,
 						    node)->deadline_ns);
 		if (next > entry + TIMER_EARLY_NS) {
-			run_alone(c, q, t, entry, next);
+			run_alone(c, q, t, next);
 			return;
 		}
 	}

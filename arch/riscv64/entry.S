@@ -3,26 +3,33 @@
  *
  * All traps come from S-mode (there is no user mode), so tp always holds
  * this CPU's struct cpu and is neither saved to nor restored from a frame
- * that may be resumed on another CPU.  sscratch permanently holds this
- * CPU's emergency stack top.  The three words just below that top are
- * never part of a frame: two scratch slots for the entry code and this
- * CPU's copy of rv_stack_map_gen (see "stale TLB" below).
+ * that may be resumed on another CPU.  The entry's two scratch words and
+ * this CPU's copy of rv_stack_map_gen (see "stale TLB" below) are in
+ * struct arch_cpu, at tp + RV_CPU_* (arch_impl.h).  sscratch permanently
+ * holds this CPU's emergency stack top.
  *
  * Stack overflow: a task that runs off the bottom of its stack faults on
  * the guard page; pushing a trap frame there would fault again, forever.
- * So before touching the stack the entry checks, with sp swapped out to
- * the emergency stack, whether the interrupted sp minus a frame still
- * lies in the mapped part of a stack slot (stack_layout.h):
+ * So before touching the stack the entry checks whether sp minus a frame
+ * still lies in the mapped part of a stack slot (stack_layout.h):
  *   offset in slot = (sp - FRAME) & (STACK_SLOT_SIZE - 1)
  *   fine iff STACK_GUARD_SIZE <= offset < STACK_TOP_OFFSET
- * and, if not, builds the frame on the emergency stack instead.
+ * The mapped part is 16 KiB above the guard, so that is one bit: bit 14
+ * of (sp - FRAME - GUARD) is clear (bits 15 and up are the slot's number,
+ * below 14 the place in the 16 KiB).  A set bit is an overflow only in
+ * the thread stack area (the boot and emergency stacks are elsewhere);
+ * then the frame goes on the emergency stack instead.
  */
 #include "rv.h"
 #include "arch_impl.h"
 #include "stack_layout.h"
 
 #if STACK_SLOT_SIZE != (1 << 15) || STACK_TOP_OFFSET - STACK_GUARD_SIZE != (1 << 14)
-#error "entry.S hard-codes the stack slot layout: update the shifts below"
+#error "entry.S hard-codes the stack slot layout: update the bit test below"
+#endif
+#if STACK_GUARD_SIZE + TRAP_FRAME_SIZE - 4096 > 2048 || \
+    STACK_GUARD_SIZE + TRAP_FRAME_SIZE < 4096
+#error "entry.S subtracts GUARD + FRAME in three addi: update them"
 #endif
 
 /* Trap-frame slot of register xN. */
@@ -32,9 +39,8 @@
 	.globl rv_trap_entry
 	.balign 4
 rv_trap_entry:
-	csrrw	sp, sscratch, sp	/* sp = emergency top, sscratch = old sp */
-	sd	t0, -8(sp)
-	sd	t1, -16(sp)
+	sd	t0, RV_CPU_ENTRY_T0(tp)
+	sd	t1, RV_CPU_ENTRY_T1(tp)
 	/*
 	 * Stale TLB: without Svvptc a hart may keep using an invalid
 	 * translation for a stack page another CPU has since mapped
@@ -46,41 +52,21 @@ rv_trap_entry:
 	 * frame is pushed, so the push itself cannot hit a stale entry:
 	 * a stack page mapped after our last fence has a newer generation.
 	 */
-	lla	t0, rv_stack_map_gen
-	ld	t0, 0(t0)
-	ld	t1, -24(sp)
+	ld	t0, rv_stack_map_gen	/* gp-relative once relaxed */
+	ld	t1, RV_CPU_MAP_GEN(tp)
 	bne	t0, t1, .Lstale_tlb
-	csrr	t0, sscratch
-	li	t1, ARCH_STACK_AREA_BASE
-	sub	t1, t0, t1
-	srli	t1, t1, ARCH_STACK_AREA_SHIFT
-	bnez	t1, .Lgood_stack	/* not a thread stack (boot stack) */
-	addi	t1, t0, -TRAP_FRAME_SIZE
-	slli	t1, t1, 64 - 15		/* offset in the 32 KiB slot */
-	srli	t1, t1, 64 - 15
-	li	t0, STACK_GUARD_SIZE
-	sub	t1, t1, t0
-	srli	t1, t1, 14		/* outside [GUARD, TOP) ? */
-	bnez	t1, .Loverflow
+	addi	t0, sp, -2048
+	addi	t0, t0, -2048
+	addi	t0, t0, -(STACK_GUARD_SIZE + TRAP_FRAME_SIZE - 4096)
+	slli	t0, t0, 63 - 14
+	bltz	t0, .Lcheck_area	/* outside [GUARD, TOP) of a slot */
 .Lgood_stack:
-	ld	t1, -16(sp)
-	ld	t0, -8(sp)
-	csrrw	sp, sscratch, sp	/* sp = old sp, sscratch = emergency top */
 	addi	sp, sp, -TRAP_FRAME_SIZE
+	ld	t1, RV_CPU_ENTRY_T1(tp)
+	ld	t0, RV_CPU_ENTRY_T0(tp)
 	sd	t0, X(5)(sp)
 	addi	t0, sp, TRAP_FRAME_SIZE
 	sd	t0, X(2)(sp)
-	j	.Lsave
-.Loverflow:
-	ld	t1, -16(sp)
-	ld	t0, -8(sp)
-	/* The frame goes below the three reserved words. */
-	addi	sp, sp, -(TRAP_FRAME_SIZE + 32)
-	sd	t0, X(5)(sp)
-	csrr	t0, sscratch
-	sd	t0, X(2)(sp)		/* the overflowed sp, for the report */
-	addi	t0, sp, TRAP_FRAME_SIZE + 32
-	csrw	sscratch, t0
 .Lsave:
 	sd	x1, X(1)(sp)
 	csrr	t0, scause
@@ -127,19 +113,35 @@ rv_trap_entry:
 	ld	sp, X(2)(sp)
 	sret
 
+.Lcheck_area:
+	li	t0, ARCH_STACK_AREA_BASE
+	sub	t0, sp, t0
+	srli	t0, t0, ARCH_STACK_AREA_SHIFT
+	bnez	t0, .Lgood_stack	/* not a thread stack (boot stack) */
+	/* Overflow: the frame goes on the emergency stack. */
+	csrrw	sp, sscratch, sp	/* sp = emergency top, sscratch = old sp */
+	addi	sp, sp, -TRAP_FRAME_SIZE
+	ld	t0, RV_CPU_ENTRY_T0(tp)
+	sd	t0, X(5)(sp)
+	csrr	t0, sscratch
+	sd	t0, X(2)(sp)		/* the overflowed sp, for the report */
+	addi	t0, sp, TRAP_FRAME_SIZE
+	csrw	sscratch, t0
+	ld	t1, RV_CPU_ENTRY_T1(tp)
+	j	.Lsave
+
 .Lstale_tlb:
-	sd	t0, -24(sp)		/* seen this generation */
+	sd	t0, RV_CPU_MAP_GEN(tp)	/* seen this generation */
 	fence	r, r			/* acquire: PTE stores before the bump */
 	sfence.vma
-	ld	t1, -16(sp)
-	ld	t0, -8(sp)
-	csrrw	sp, sscratch, sp
+	ld	t1, RV_CPU_ENTRY_T1(tp)
+	ld	t0, RV_CPU_ENTRY_T0(tp)
 	sret
 
 /*
  * rv_spin_contended: spin_lock_raw()'s wait for a held lock (arch_impl.h,
- * arch_spin_acquire), entered with jal t0 and a0 = the lock, a1 = this
- * CPU.  __spin_lock_contended(a0, a1) returns with the lock taken; every
+ * arch_spin_acquire), entered with jal t0 and a0 = the lock.
+ * __spin_lock_contended(a0, tp) returns with the lock taken; every
  * register a C call may clobber is kept, but t0, so that the inline swap
  * looks like no call to the compiler.  s0 is the caller's: a backtrace
  * from the wait (a recursive lock's panic) shows the locking function.
@@ -164,6 +166,7 @@ rv_spin_contended:
 	sd	t4, 104(sp)
 	sd	t5, 112(sp)
 	sd	t6, 120(sp)
+	mv	a1, tp			/* this CPU */
 	call	__spin_lock_contended
 	ld	ra, 0(sp)
 	ld	t0, 8(sp)

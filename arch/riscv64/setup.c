@@ -18,6 +18,10 @@
 
 #define EMERGENCY_STACK_SIZE 8192	/* page_alloc(1) for secondaries */
 _Static_assert(EMERGENCY_STACK_SIZE == PAGE_SIZE << 1, "emergency stack order");
+_Static_assert(offsetof(struct cpu, arch.entry_t0) == RV_CPU_ENTRY_T0 &&
+	       offsetof(struct cpu, arch.entry_t1) == RV_CPU_ENTRY_T1 &&
+	       offsetof(struct cpu, arch.map_gen) == RV_CPU_MAP_GEN,
+	       "struct cpu moved: update RV_CPU_* in arch_impl.h (entry.S)");
 
 static struct boot_info rv_boot_info;
 static uint8_t boot_emergency_stack[EMERGENCY_STACK_SIZE] __aligned(16);

@@ -102,10 +102,12 @@ void rv_trap(struct trap_frame *tf)
 	irq_enter();
 	if (cause == IRQ_S_TIMER) {
 		rv_timer_irq_ack();
-		this_cpu()->arch.irq_frame = tf;	/* arch_irq_callchain */
+		/* For arch_irq_callchain(): valid while in_interrupt()
+		 * (interrupts do not nest here); an IPI clears it. */
+		this_cpu()->arch.irq_frame = tf;
 		timer_interrupt();
-		this_cpu()->arch.irq_frame = NULL;
 	} else if (cause == IRQ_S_SOFT) {
+		this_cpu()->arch.irq_frame = NULL;
 		/* Clear before handling: an IPI sent while we handle this
 		 * one sets SSIP again and is not lost. */
 		csr_clear(sip, SIE_SSIE);
@@ -172,7 +174,7 @@ int arch_irq_callchain(uintptr_t *pc, int max)
 	int n = 0;
 
 #define IN_STACK(a) (lo && (a) >= lo + 16 && (a) <= hi && !((a) & 7))
-	if (!tf || max < 1)
+	if (!tf || !in_interrupt() || max < 1)
 		return 0;
 	pc[n++] = tf->sepc;
 	fp = tf->x[7];					/* s0 */

@@ -49,6 +49,8 @@ struct cpu {
 	struct timer_queue *timers;	/* this CPU's one-shot timers */
 	struct trace_cpu *trace;	/* this CPU's trace ring and state */
 	struct arch_cpu arch;		/* arch-private, see arch_impl.h */
+	uint64_t mask;			/* 1 << id, from cpu_set_online():
+					   this_cpu_mask() in one load */
 } __aligned(64);
 
 extern struct cpu cpus[NR_CPUS];
@@ -103,15 +105,15 @@ void preempt_schedule_irq(void);
 
 static inline void irq_enter(void)
 {
-	this_cpu()->preempt_count += HARDIRQ_OFFSET;
+	arch_this_cpu_add_int(offsetof(struct cpu, preempt_count),
+			      HARDIRQ_OFFSET);
 }
 
 static inline void irq_exit(void)
 {
-	struct cpu *c = this_cpu();
-
-	c->preempt_count -= HARDIRQ_OFFSET;
-	if (c->preempt_count == 0 && READ_ONCE(c->need_resched)) {
+	if (arch_this_cpu_add_int_is_zero(offsetof(struct cpu, preempt_count),
+					  -HARDIRQ_OFFSET) &&
+	    arch_this_cpu_read_u8(offsetof(struct cpu, need_resched))) {
 		preempt_schedule_irq();
 		/* Not a tail call: the handler's frame is taken down after
 		 * the switch back, not before the switch (the woken task
@@ -121,6 +123,12 @@ static inline void irq_exit(void)
 	}
 }
 static inline int smp_processor_id(void) { return this_cpu()->id; }
+
+/* 1 << smp_processor_id(), in one load (an online CPU's). */
+static inline uint64_t this_cpu_mask(void)
+{
+	return arch_this_cpu_read_ulong(offsetof(struct cpu, mask));
+}
 
 /*
  * Spinlocks (spinlock.h), inline: an uncontended pair is a few
@@ -133,13 +141,11 @@ static inline int smp_processor_id(void) { return this_cpu()->id; }
  */
 static inline void spin_lock_raw(spinlock_t *l)
 {
-	struct cpu *c = this_cpu();
-
-	c->preempt_count++;
-	/* The compare-and-swap of c into the lock word, and
+	arch_this_cpu_add_int(offsetof(struct cpu, preempt_count), 1);
+	/* The compare-and-swap of this CPU into the lock word, and
 	 * __spin_lock_contended() if the lock was held, with no call the
 	 * compiler sees (arch.h). */
-	arch_spin_acquire(l, c);
+	arch_spin_acquire(l);
 }
 _Static_assert(offsetof(spinlock_t, locked) == 0 &&
 	       sizeof(((spinlock_t *)0)->locked) == sizeof(long),

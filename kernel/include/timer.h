@@ -77,9 +77,12 @@ bool __timer_cancel(struct timer *t);
  * __timer_cancel()'s comment. */
 static inline bool timer_cancel(struct timer *t)
 {
+	uint64_t self = this_cpu_mask();
+
+	/* Not armed, and armed (so run) on no CPU but this one, whose
+	 * interrupts are over: nothing to wait for. */
 	if (__builtin_expect(smp_load_acquire(&t->cpu) < 0 &&
-			     !(READ_ONCE(t->ran_on) &
-			       ~(1ULL << smp_processor_id())), 1))
+			     (READ_ONCE(t->ran_on) | self) == self, 1))
 		return false;
 	return __timer_cancel(t);
 }
@@ -88,5 +91,8 @@ static inline bool timer_cancel(struct timer *t)
 void timer_init_cpu(void);
 
 /* Monotonic time since boot. */
-static inline uint64_t clock_ns(void) { return arch_clock_ns(); }
+static inline __attribute__((always_inline)) uint64_t clock_ns(void)
+{
+	return arch_clock_ns();
+}
 #endif

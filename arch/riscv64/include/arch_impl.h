@@ -22,6 +22,16 @@
 #define ARCH_STACK_AREA_SHIFT 25
 #define ARCH_STACK_AREA_SIZE (1UL << ARCH_STACK_AREA_SHIFT)
 
+/*
+ * The trap entry's words in this CPU's struct cpu, at tp + these
+ * offsets (entry.S; setup.c asserts them against struct cpu): two
+ * scratch registers before the stack is known to be good, and the
+ * rv_stack_map_gen this hart last fenced for.
+ */
+#define RV_CPU_ENTRY_T0 176
+#define RV_CPU_ENTRY_T1 184
+#define RV_CPU_MAP_GEN 192
+
 #ifndef __ASSEMBLY__
 #include <stdbool.h>
 #include <stdint.h>
@@ -32,6 +42,8 @@ struct arch_cpu {
 	uint64_t hartid;
 	uintptr_t emergency_stack_top;	/* also kept in sscratch */
 	const void *irq_frame;		/* the timer interrupt's trap frame */
+	uint64_t entry_t0, entry_t1;	/* entry.S: RV_CPU_ENTRY_T0/T1 */
+	uint64_t map_gen;		/* entry.S: RV_CPU_MAP_GEN */
 };
 
 /*
@@ -109,6 +121,21 @@ static inline struct cpu *this_cpu(void)
 	long __v;	/* lw sign-extends: no sext.w needed after it */	\
 	__asm__ __volatile__("lw %0, %1(tp)" : "=r"(__v) : "i"(off));	\
 	__v; })
+#define arch_this_cpu_read_u8(off) ({					\
+	unsigned long __v;	/* lbu zero-extends */			\
+	__asm__ __volatile__("lbu %0, %1(tp)" : "=r"(__v) : "i"(off));	\
+	__v; })
+/* Add @v to the int at @off; the second says whether it became 0
+ * (arch.h). */
+#define __rv_this_cpu_add_int(off, v) ({				\
+	long __v;							\
+	__asm__ __volatile__("lw %0, %1(tp)\n\taddw %0, %0, %2\n\t"	\
+			     "sw %0, %1(tp)"				\
+			     : "=&r"(__v) : "i"(off), "rI"((int)(v))	\
+			     : "memory");				\
+	__v; })
+#define arch_this_cpu_add_int(off, v) ((void)__rv_this_cpu_add_int(off, v))
+#define arch_this_cpu_add_int_is_zero(off, v) (__rv_this_cpu_add_int(off, v) == 0)
 
 static inline unsigned long arch_irq_save(void)
 {
@@ -164,22 +191,21 @@ struct cpu;
  * not amoswap: the word is its holder (spinlock.h), which a swap by a
  * waiter would overwrite. */
 static inline __attribute__((always_inline)) void
-arch_spin_acquire(struct spinlock *l, struct cpu *c)
+arch_spin_acquire(struct spinlock *l)
 {
 	register struct spinlock *a0 __asm__("a0") = l;
-	register struct cpu *a1 __asm__("a1") = c;
 	unsigned long v;
 
 	__asm__ __volatile__(
 		"1:	lr.d.aq	%0, (%1)\n"
 		"	bnez	%0, 2f\n"
-		"	sc.d	%0, %2, (%1)\n"
+		"	sc.d	%0, tp, (%1)\n"
 		"	beqz	%0, 3f\n"
 		"	j	1b\n"
 		"2:	jal	t0, rv_spin_contended\n"
 		"3:\n"
 		: "=&r"(v)
-		: "r"(a0), "r"(a1)
+		: "r"(a0)
 		: "t0", "memory");
 }
 
@@ -222,7 +248,8 @@ extern uint64_t rv_boot_ticks, rv_ns_per_tick;
 uint64_t rv_clock_slow_ns(uint64_t t);
 
 /* Inline: the scheduler reads the clock at every switch and wakeup. */
-static inline uint64_t arch_clock_raw_ns(uint64_t raw)
+static inline __attribute__((always_inline)) uint64_t
+arch_clock_raw_ns(uint64_t raw)
 {
 	uint64_t t = raw - rv_boot_ticks;
 

@@ -97,6 +97,21 @@ static inline struct cpu *this_cpu(void)
 	int __v;							\
 	__asm__ __volatile__("movl %%gs:%c1, %0" : "=r"(__v) : "i"(off)); \
 	__v; })
+#define arch_this_cpu_read_u8(off) ({					\
+	uint8_t __v;							\
+	__asm__ __volatile__("movb %%gs:%c1, %0" : "=q"(__v) : "i"(off)); \
+	__v; })
+/* Add @v to the int at @off; the second says whether it became 0
+ * (arch.h).  One instruction: the flags are its result. */
+#define arch_this_cpu_add_int(off, v)					\
+	__asm__ __volatile__("addl %1, %%gs:%c0"			\
+			     : : "i"(off), "ri"((int)(v)) : "cc", "memory")
+#define arch_this_cpu_add_int_is_zero(off, v) ({			\
+	bool __z;							\
+	__asm__ __volatile__("addl %2, %%gs:%c1"			\
+			     : "=@ccz"(__z) : "i"(off), "ri"((int)(v))	\
+			     : "memory");				\
+	__z; })
 
 #define X86_RFLAGS_IF (1UL << 9)
 
@@ -144,9 +159,10 @@ struct cpu;
  * (rdi, rsi).  A compare-and-swap, not a swap: the word is its holder
  * (spinlock.h), which a swap by a waiter would overwrite. */
 static inline __attribute__((always_inline)) void
-arch_spin_acquire(struct spinlock *l, struct cpu *c)
+arch_spin_acquire(struct spinlock *l)
 {
 	unsigned long v = 0;			/* expected: free */
+	struct cpu *c = this_cpu();
 
 	__asm__ __volatile__(
 		"	lock cmpxchg %2, (%1)\n"
