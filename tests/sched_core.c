@@ -319,7 +319,8 @@ static void stop_machine_holds_every_cpu(struct ktest *t)
  * task takes the full path.  Both at once must wake it once: a FIFO
  * sleeper pinned to cpu1 sleeps 20 us 2000 times (its own timer wakes it
  * there) while cpu0 calls wake_up() on it without pause.  Queued twice,
- * the RT class panics ("enqueued twice"); a lost wakeup hangs the
+ * the RT class's check panics (a DEBUG_ASSERT in enqueue_task_rt(): the
+ * DEBUG=1 boot of `make test` runs this suite); a lost wakeup hangs the
  * sleeper (the case's timeout).
  */
 #define RACE_SLEEPS 2000

@@ -311,8 +311,9 @@ void move_blocked_task(struct rq *src, struct rq *dst, struct task *p,
  * overloaded (an RT pull would find nothing).  A lone CPU pulls from
  * nowhere (internal.h, sched_smp).  Then every balance op
  * would do nothing (fair's only when nothing is queued) and the higher
- * classes' picks would find nothing, so the RT class picks at once
- * (rt_pick_next(): the same put_prev, pick and set_next).  A timer
+ * classes' picks would find nothing, so prev is put and the RT class
+ * picks at once (rt_pick_next(): the same pick and set_next), unless
+ * it steps aside (throttled).  A timer
  * interrupt that wakes an RT task over a fair one takes it.
  */
 static inline __attribute__((always_inline)) struct task *pick_next_task(struct rq *rq, struct task *prev)
@@ -330,10 +331,12 @@ static inline __attribute__((always_inline)) struct task *pick_next_task(struct 
 	    (!sched_smp || (!dl_pull_due(rq) &&
 			    ((prev->sched_class == &rt_sched_class && prev->on_rq) ||
 			     !rt_pull_due(rq))))) {
-		struct task *p = rt_pick_next(rq, prev);
-
-		if (p)
-			return p;
+		if (!rt_stepping_aside(rq)) {
+			/* put_prev_task_rt() does nothing */
+			if (prev->sched_class != &rt_sched_class)
+				prev->sched_class->put_prev_task(rq, prev);
+			return rt_pick_next(rq);
+		}
 	}
 	/* A stopper queued here runs first: nothing this CPU pulls could
 	 * run before it, and a pull may wait for another runqueue's lock

@@ -417,9 +417,10 @@ void fair_trigger_load_balance(struct rq *rq);
  * fair: put prev, pick and set the next fair task, or NULL (nothing
  * done) when the full pick must run.  rq->lock held. */
 struct task *fair_pick_next(struct rq *rq, struct task *prev);
-/* rt.c: the same when an RT task is the pick and no balance op would
- * act (conditions in pick_next_task()); NULL, nothing done, else. */
-struct task *rt_pick_next(struct rq *rq, struct task *prev);
+/* rt.c: the same when an RT task is the pick, no balance op would act
+ * and the RT class does not step aside (conditions in pick_next_task(),
+ * which puts prev first): pick and set the next RT task. */
+struct task *rt_pick_next(struct rq *rq);
 /* rt.c: is another CPU RT-overloaded (would an RT pull look)?  Lockless.
  * rq->lock held.  Inline, as dl_pull_due(). */
 extern uint64_t rt_rto_mask;

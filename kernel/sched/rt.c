@@ -185,10 +185,12 @@ static struct task *rt_pick_pushable(struct rq *rq, int dst,
 
 /* Put @p at the tail of level @prio (equal priorities keep arrival order:
  * FIFO) / take it off its level.  The lists and the bitmap only. */
-static void rt_level_add(struct rt_rq *rt, struct task *p, int prio)
+static inline void rt_level_add(struct rt_rq *rt, struct task *p, int prio)
 {
-	list_add_tail(&p->rt.run_list, &rt->queue[prio]);
-	rt->bitmap[prio / 64] |= 1ULL << (prio % 64);
+	unsigned lvl = (unsigned)prio;	/* 0..99: no signed division */
+
+	list_add_tail(&p->rt.run_list, &rt->queue[lvl]);
+	rt->bitmap[lvl / 64] |= 1ULL << (lvl % 64);
 	p->rt.level = prio;
 }
 
@@ -203,18 +205,35 @@ static void rt_level_del(struct rt_rq *rt, struct task *p)
 }
 
 /* rq->lock held. */
-static void enqueue_task_rt(struct rq *rq, struct task *p, int flags)
+/* enqueue_task_rt()'s part for other CPUs to see: the cpupri level
+ * (@newhigh: a new highest level) and the overload mask.  Out of line:
+ * a lone CPU has neither (sched_smp). */
+static __attribute__((noinline)) void enqueue_rt_smp(struct rq *rq,
+						     bool newhigh)
+{
+	if (newhigh)
+		rt_update_cpupri(rq);
+	__rt_update_overload(rq);
+}
+
+/* A leaf but for enqueue_rt_smp(), a tail call: no frame (every RT
+ * wakeup passes here: rt_wakeup_lat). */
+static __no_frame void enqueue_task_rt(struct rq *rq, struct task *p,
+				       int flags)
 {
 	struct rt_rq *rt = &rq->rt;
 	int prio = p->prio;
 	uint64_t cpus = p->cpus_allowed;
+	bool newhigh;
 
 	(void)flags;
-	if (prio < 0 || prio >= RT_NR_LEVELS)
-		panic("rt: enqueue %s with prio %d", p->name, prio);
-	/* Tasks come zeroed (kmalloc) and leave with list_del_init. */
-	if (p->rt.run_list.next && p->rt.run_list.next != &p->rt.run_list)
-		panic("rt: %s enqueued twice (cpu%d)", p->name, rt->cpu);
+	/* Debug build only (every wakeup of an RT task passes here; the
+	 * suites run the debug build too): an RT prio comes only from
+	 * sched_setattr()'s checked rt_priority or a donor's, and tasks
+	 * come zeroed (kmalloc) and leave with list_del_init. */
+	DEBUG_ASSERT(prio >= 0 && prio < RT_NR_LEVELS);
+	DEBUG_ASSERT(!p->rt.run_list.next ||
+		     p->rt.run_list.next == &p->rt.run_list);
 	rt_level_add(rt, p, prio);
 	if (p->rt.time_slice_ns == 0 || p->rt.time_slice_ns > rt_rr_slice_ns)
 		p->rt.time_slice_ns = READ_ONCE(rt_rr_slice_ns);
@@ -229,9 +248,12 @@ static void enqueue_task_rt(struct rq *rq, struct task *p, int flags)
 	rt->rt_nr_migratory += p->rt.migratory;
 	rt->rt_nr_running++;
 	add_nr_running(rq, 1);
-	if (prio < rt->highest_prio)		/* no need to scan */
-		rt_set_highest(rq, prio);
-	rt_update_overload(rq);
+	/* rt_set_highest() and rt_update_overload(), inline. */
+	newhigh = prio < rt->highest_prio;	/* no need to scan */
+	if (newhigh)
+		WRITE_ONCE(rt->highest_prio, prio);
+	if (sched_smp && rt->cpu >= 0)
+		enqueue_rt_smp(rq, newhigh);
 }
 
 /* rq->lock held. */
@@ -373,22 +395,27 @@ static void set_next_task_rt(struct rq *rq, struct task *p)
 	rt_queue_push(rq);
 }
 
+static __attribute__((noinline)) struct task *rt_pick_next_push(struct rq *rq,
+								 struct task *p)
+{
+	rt_queue_push(rq);
+	return p;
+}
+
 /*
- * core.c's fast path (pick_next_task() says when): put @prev, the donor,
- * pick and set the next RT task.  NULL, nothing done, where the RT class
- * steps aside (throttled): the full pick decides.  rq->lock held.
+ * core.c's fast path (pick_next_task() says when, checks that the RT
+ * class does not step aside and puts @prev): pick and set the next RT
+ * task.  A leaf but for the push's tail call: no frame.  rq->lock held.
  */
-struct task *rt_pick_next(struct rq *rq, struct task *prev)
+__no_frame struct task *rt_pick_next(struct rq *rq)
 {
 	struct task *p;
 
-	DEBUG_ASSERT(rq->rt.rt_nr_running && !rq->dl.dl_nr_running);
-	if (rt_stepping_aside(rq))
-		return NULL;
-	if (prev->sched_class != &rt_sched_class)	/* put_prev_task_rt: nothing */
-		prev->sched_class->put_prev_task(rq, prev);
+	DEBUG_ASSERT(rq->rt.rt_nr_running && !rq->dl.dl_nr_running &&
+		     !rt_stepping_aside(rq));
 	p = rt_first(&rq->rt);
-	rt_queue_push(rq);
+	if (rq->rt.overloaded)		/* rt_queue_push(), a tail call */
+		return rt_pick_next_push(rq, p);
 	return p;
 }
 
