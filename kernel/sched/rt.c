@@ -204,7 +204,6 @@ static void rt_level_del(struct rt_rq *rt, struct task *p)
 	p->rt.level = -1;
 }
 
-/* rq->lock held. */
 /* enqueue_task_rt()'s part for other CPUs to see: the cpupri level
  * (@newhigh: a new highest level) and the overload mask.  Out of line:
  * a lone CPU has neither (sched_smp). */
@@ -216,8 +215,8 @@ static __attribute__((noinline)) void enqueue_rt_smp(struct rq *rq,
 	__rt_update_overload(rq);
 }
 
-/* A leaf but for enqueue_rt_smp(), a tail call: no frame (every RT
- * wakeup passes here: rt_wakeup_lat). */
+/* rq->lock held.  A leaf but for enqueue_rt_smp(), a tail call: no
+ * frame (every RT wakeup passes here: rt_wakeup_lat). */
 static __no_frame void enqueue_task_rt(struct rq *rq, struct task *p,
 				       int flags)
 {
