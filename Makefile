@@ -13,6 +13,9 @@
 #   make lab SCENARIO=file [ARCH=...] [CPUS=n] [LOCKING=proxy|inherit|none]
 #                                    run a scenario, draw its trace
 #                                    (build/lab/: JSON for Perfetto, SVG)
+#   make handout LAB=n [OUT=dir]     the student tree of programming lab n
+#   make grade LAB=n                 grade programming lab n on this tree
+#                                    (docs/labs/README.md)
 #   make deps                        apt-get install what is missing
 #
 # Per-arch settings (compiler, flags, image rules) are in
@@ -72,7 +75,7 @@ SRCS := $(GEN_SRCS) $(ARCH_SRCS)
 OBJS := $(patsubst %,$(BUILD)/%.o,$(basename $(SRCS))) $(BUILD)/scenarios.o
 KERNEL := $(BUILD)/kernel.elf
 
-.PHONY: kernel images run test bench profile debug lab deps clean
+.PHONY: kernel images run test bench profile debug lab handout grade deps clean
 
 kernel: $(KERNEL)
 images: $(KERNEL) $(ARCH_IMAGES)
@@ -143,6 +146,8 @@ test: deps
 	$(MAKE) --no-print-directory -C tests/host test
 	@for a in $(TEST_ARCHES); do $(MAKE) --no-print-directory ARCH=$$a images || exit 1; \
 		[ "$(DEBUG)" = 1 ] || $(MAKE) --no-print-directory ARCH=$$a DEBUG=1 images || exit 1; done
+	$(if $(SUITES)$(filter 1,$(DEBUG))$(filter command line environment,$(origin CPUS)),, \
+		python3 tools/runner.py grade --check-all $(if $(filter command line environment,$(origin ARCH)),--arch $(ARCH)))
 	python3 tools/runner.py test $(RUNNER_ARGS) $(if $(SUITES),--suites $(SUITES)) \
 		$(if $(filter 1,$(DEBUG)),,--debug-root build/debug)
 
@@ -165,6 +170,18 @@ lab: deps
 	python3 tools/runner.py lab "$(SCENARIO)" --arch $(ARCH) \
 		$(if $(filter command line environment,$(origin CPUS)),--cpus $(CPUS)) \
 		$(if $(LOCKING),--locking $(LOCKING))
+
+# Programming labs (docs/labs/README.md): the student tree of lab n, and
+# its grade on this tree (both arches; exit status 0 only with full marks).
+handout:
+	@if [ -z "$(LAB)" ]; then echo "make handout: give LAB=n (docs/labs/README.md)" >&2; \
+		exit 2; fi
+	python3 tools/runner.py handout $(LAB) $(if $(OUT),--out $(OUT))
+
+grade: deps
+	@if [ -z "$(LAB)" ]; then echo "make grade: give LAB=n (docs/labs/README.md)" >&2; \
+		exit 2; fi
+	python3 tools/runner.py grade $(LAB)
 
 clean:
 	rm -rf build

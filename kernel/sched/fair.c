@@ -98,25 +98,26 @@ static inline uint64_t calc_delta_fair(uint64_t delta, const struct sched_entity
 }
 
 /*
- * The eligible entity with the earliest virtual deadline, the running
- * one included.  With @protect, a running entity that is still eligible
- * and protected (RUN_TO_PARITY) is kept; without, it competes as from
- * the tree, after equal deadlines (a tie goes to the queued one).
- * O(log n).
+ * EEVDF's choice among two or more entities: the eligible one (vruntime
+ * at or before V, the weighted average: __vruntime_eligible()) with the
+ * earliest virtual deadline.  @first is the tree's earliest deadline
+ * (NULL: empty tree), @curr the running entity if it is queued (else
+ * NULL: it competes from outside the tree).  With @protect, a running
+ * entity that is still eligible and protected (RUN_TO_PARITY) is kept;
+ * without, it competes as from the tree, after equal deadlines (a tie
+ * goes to the queued one).  O(log n): the tree is ordered by deadline
+ * and each node knows the smallest vruntime below it (min_vruntime), so
+ * a walk from the root finds the leftmost eligible entity.
  */
 static inline __attribute__((always_inline)) struct sched_entity *
-__pick_eevdf(struct cfs_rq *cfs, bool protect)
+eevdf_choose(struct cfs_rq *cfs, struct sched_entity *curr,
+	     struct sched_entity *first, bool protect)
 {
+	/* LAB 7 BEGIN: eligibility, then the earliest eligible deadline */
 	struct rb_node *node = cfs->tasks_timeline.rb_root.rb_node;
-	struct rb_node *first = rb_first_cached(&cfs->tasks_timeline);
-	struct sched_entity *se = first ? __node_2_se(first) : NULL;
-	struct sched_entity *curr = cfs->curr, *best = NULL;
+	struct sched_entity *se = first, *best = NULL;
 	int64_t avg, load;
 
-	if (curr && !curr->on_rq)
-		curr = NULL;
-	if (cfs->nr_running == 1)
-		return curr ? curr : se;
 	/* V's sums do not change during the pick: read them once. */
 	avg_sums(cfs, &avg, &load);
 	if (curr && !__vruntime_eligible(cfs, avg, load, curr->vruntime))
@@ -148,6 +149,29 @@ __pick_eevdf(struct cfs_rq *cfs, bool protect)
 found:
 	if (!best || (curr && entity_before(curr, best)))
 		best = curr;
+	return best;
+	/* LAB 7 STUB
+	(void)cfs;
+	(void)protect;
+	if (!first || (curr && entity_before(curr, first)))
+		return curr;
+	return first;
+	LAB 7 END */
+}
+
+/* The entity to run next on @cfs (docs/labs/lab7_eevdf.md). */
+static inline __attribute__((always_inline)) struct sched_entity *
+__pick_eevdf(struct cfs_rq *cfs, bool protect)
+{
+	struct rb_node *first = rb_first_cached(&cfs->tasks_timeline);
+	struct sched_entity *se = first ? __node_2_se(first) : NULL;
+	struct sched_entity *curr = cfs->curr, *best;
+
+	if (curr && !curr->on_rq)
+		curr = NULL;
+	if (cfs->nr_running == 1)
+		return curr ? curr : se;
+	best = eevdf_choose(cfs, curr, se, protect);
 	/* Someone is always eligible (lag sums to zero): a broken sum or
 	 * tree otherwise. */
 	BUG_ON(!best);

@@ -177,7 +177,7 @@ void proxy_wake_donors(struct task *owner)
  * the locks by find_proxy_task, or twice by proxy_cycle_lockless, and a
  * true deadlock does not move.
  */
-static void proxy_report_deadlock(struct task *donor)
+static __lab_helper void proxy_report_deadlock(struct task *donor)
 {
 	char *buf = proxy_deadlock_report;
 	size_t len = 0;
@@ -209,7 +209,7 @@ static void proxy_report_deadlock(struct task *donor)
  * the donor mean a cycle (the worst a stale look could do is print a
  * report; the donor sleeps as a plain waiter either way).
  */
-static bool proxy_cycle_lockless(struct task *donor)
+static __lab_helper bool proxy_cycle_lockless(struct task *donor)
 {
 	struct task *p = donor;
 
@@ -319,8 +319,9 @@ enum hop {
 };
 
 /* One hop from @p (queued here, blocked).  rq->lock held. */
-static enum hop proxy_hop(struct rq *rq, struct task *donor, struct task *p,
-			  struct task **ownerp, int *cpup)
+static __lab_helper enum hop proxy_hop(struct rq *rq, struct task *donor,
+				       struct task *p, struct task **ownerp,
+				       int *cpup)
 {
 	struct mutex *m = READ_ONCE(p->blocked_on);
 	/* Woken and never lent, only outside an affinity that is being
@@ -396,8 +397,9 @@ out:
  * a wakeup of a queued task changes it only under rq->lock, and moves a
  * lent task off this runqueue as it does.  Returns NULL: pick again.
  */
-static struct task *proxy_leave(struct rq *rq, struct task *donor,
-				struct task *p)
+static __lab_helper struct task *proxy_leave(struct rq *rq,
+					     struct task *donor,
+					     struct task *p)
 {
 	if (READ_ONCE(p->state) != TASK_SLEEPING)
 		panic("proxy: %s is woken but still queued on cpu%d, where it "
@@ -488,8 +490,9 @@ static struct task *proxy_owner_here(struct rq *rq, struct task *p)
  * proxy_resched_idle): need_resched makes idle pick again at once, and
  * by then prev->on_cpu is 0.  rq->lock held, may be dropped.
  */
-static struct task *proxy_migrate(struct rq *rq, struct task *donor, int cpu,
-				  bool prev_in_chain)
+static __lab_helper struct task *proxy_migrate(struct rq *rq,
+					       struct task *donor, int cpu,
+					       bool prev_in_chain)
 {
 	struct rq *dst = cpu_rq(cpu);
 	struct task *p = donor;
@@ -642,6 +645,7 @@ void proxy_chain_move(struct rq *src, struct rq *dst,
  */
 struct task *find_proxy_task(struct rq *rq, struct task *donor)
 {
+	/* LAB 9 BEGIN: walk blocked_on -> mutex -> owner, act on each hop */
 	struct task *p = donor, *owner = NULL;
 	bool prev_in_chain = false;
 	enum hop verdict;
@@ -694,6 +698,11 @@ sleep:
 	if (proxy_deactivate(rq, donor))
 		return NULL;
 	return donor;
+	/* LAB 9 STUB
+	if (proxy_blocked(donor) && proxy_deactivate(rq, donor))
+		return NULL;
+	return donor;
+	LAB 9 END */
 }
 
 /*

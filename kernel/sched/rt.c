@@ -63,9 +63,11 @@ static inline int rt_cpupri_level(int prio)
 	return prio < RT_NR_LEVELS ? MAX_RT_PRIO - 1 - prio : CPUPRI_NORMAL;
 }
 
-/* First non-empty level at or after @from, RT_NR_LEVELS when none. */
+/* First non-empty level at or after @from, RT_NR_LEVELS when none.
+ * O(1): two words of the bitmap (rt_level_add/del keep it). */
 static int rt_next_level(const struct rt_rq *rt, int from)
 {
+	/* LAB 6 BEGIN: the first set bit of rt->bitmap at or after @from */
 	for (int word = from / 64; word < 2; word++) {
 		uint64_t w = rt->bitmap[word];
 
@@ -75,6 +77,12 @@ static int rt_next_level(const struct rt_rq *rt, int from)
 			return word * 64 + ctz64(w);
 	}
 	return RT_NR_LEVELS;
+	/* LAB 6 STUB
+	for (int lvl = RT_NR_LEVELS - 1; lvl >= from; lvl--)
+		if (!list_empty(&rt->queue[lvl]))
+			return lvl;
+	return RT_NR_LEVELS;
+	LAB 6 END */
 }
 
 /* ---- Bookkeeping: highest level, cpupri, overload (rq->lock held) ---- */
@@ -148,8 +156,8 @@ static inline void rt_update_overload(struct rq *rq)
  * a CPU's current chain moves (proxy_chain_of).  Fills @c.  rq->lock
  * held.
  */
-static bool rt_chain_movable(struct rq *rq, struct task *p, int dst,
-			     struct proxy_chain *c)
+static __lab_helper bool rt_chain_movable(struct rq *rq, struct task *p,
+					  int dst, struct proxy_chain *c)
 {
 	if (!proxy_chain_of(rq, p, c))
 		return false;
@@ -165,6 +173,7 @@ static bool rt_chain_movable(struct rq *rq, struct task *p, int dst,
 static struct task *rt_pick_pushable(struct rq *rq, int dst,
 				     struct proxy_chain *c)
 {
+	/* LAB 6 BEGIN: the most important queued task whose chain may move */
 	struct rt_rq *rt = &rq->rt;
 
 	for (int lvl = rt_next_level(rt, 0); lvl < RT_NR_LEVELS;
@@ -179,6 +188,12 @@ static struct task *rt_pick_pushable(struct rq *rq, int dst,
 		}
 	}
 	return NULL;
+	/* LAB 6 STUB
+	(void)rq;
+	(void)dst;
+	(void)c;
+	return NULL;
+	LAB 6 END */
 }
 
 /* ---- Queue ops ------------------------------------------------------- */

@@ -36,10 +36,33 @@ def lab_main(argv):
     return lab.main(argv, prog="runner.py lab")
 
 
+def handout_cli(argv):
+    """`runner.py handout N [--out DIR]` (make handout LAB=n)."""
+    from .handout import handout_main
+    ap = argparse.ArgumentParser(
+        prog="runner.py handout",
+        description="Write the student tree of programming lab N: its "
+        "solution regions replaced by stubs (docs/labs/README.md).")
+    ap.add_argument("lab", type=int)
+    ap.add_argument("--out", help="where (default build/handout/labN)")
+    args = ap.parse_args(argv)
+    return handout_main(args.lab, args.out)
+
+
+def grade_cli(argv):
+    """`runner.py grade N [...]` (make grade LAB=n)."""
+    from .grade import grade_main
+    return grade_main(argv)
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["lab"]:
         return lab_main(argv[1:])
+    if argv[:1] == ["handout"]:
+        return handout_cli(argv[1:])
+    if argv[:1] == ["grade"]:
+        return grade_cli(argv[1:])
     ap = argparse.ArgumentParser(
         prog="runner.py",
         description="Boot Kestrel under QEMU and judge what it prints.",
