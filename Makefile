@@ -143,6 +143,7 @@ debug: deps images
 test: deps
 	python3 tests/tools/test_runner.py
 	python3 tests/tools/test_lab.py
+	python3 tests/tools/test_grade.py
 	$(MAKE) --no-print-directory -C tests/host test
 	@for a in $(TEST_ARCHES); do $(MAKE) --no-print-directory ARCH=$$a images || exit 1; \
 		[ "$(DEBUG)" = 1 ] || $(MAKE) --no-print-directory ARCH=$$a DEBUG=1 images || exit 1; done
