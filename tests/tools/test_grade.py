@@ -97,6 +97,8 @@ class Markers(unittest.TestCase):
             self.assertIn("TODO(lab 4): something else.", text)
             self.assertIn("(docs/labs/lab4_g.md)", text)
             self.assertIn("return 2 * x;", text)        # lab 3 untouched
+            self.assertEqual(handout.handout_lab(out), 4)
+            self.assertIsNone(handout.handout_lab(root))
             with self.assertRaises(handout.HandoutError) as cm:
                 handout.write_handout(5, out, root)
             self.assertIn("no lab 5 in the source (labs with regions: 3, 4)",
