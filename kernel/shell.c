@@ -9,6 +9,15 @@
  *
  * Command output goes through shell_printf() -> console_write(), without
  * printk's "[cpuN] " prefix; test and bench output is printk's own.
+ *
+ * Jobs: `run`, `test` and `scenario` run in a thread of their own (the
+ * job), one at a time.  Without `&` the shell waits for it, still reading
+ * the console: Ctrl-C stops it, other keys wait for the next prompt.
+ * With `&` the prompt comes back at once (`ps` shows the job's tasks
+ * live), the result is printed when it ends, and Ctrl-C at the prompt
+ * stops it and waits until it has stopped.  Stopping a scenario is
+ * scenario_stop() (its tasks stopped, released and joined), a test
+ * ktest_stop() (the running case ends, the rest are skipped).
  */
 #include "kernel.h"
 #include "bench.h"
@@ -54,6 +63,160 @@ static __printf(1, 2) void shell_printf(const char *fmt, ...)
 		console_write(buf, n);
 }
 
+/* ---- Jobs -------------------------------------------------------------- */
+
+enum job_kind { JOB_RUN, JOB_TEST, JOB_SCRIPT };
+
+struct job {
+	enum job_kind kind;
+	char what[SHELL_LINE_MAX];	/* the command, for messages */
+	char args[SHELL_LINE_MAX];	/* argv's words */
+	char *argv[SHELL_MAX_ARGS];
+	int argc;
+	char *script;			/* JOB_SCRIPT: kmalloc'ed text */
+	size_t script_len;
+	struct task *task;
+	uint64_t start_ns;
+	int stop;			/* Ctrl-C seen (shell thread) */
+	int done;			/* release: failed is set */
+	int failed;			/* scenarios or cases that failed */
+};
+
+static struct job *job;		/* the running job (shell thread only) */
+static bool shell_bg;		/* the command line ended in '&' */
+
+static void job_main(void *arg)
+{
+	struct job *j = arg;
+
+	if (!READ_ONCE(j->stop)) {
+		if (j->kind == JOB_RUN)
+			j->failed = scenario_boot(j->argv[1], false);
+		else if (j->kind == JOB_TEST)
+			j->failed = ktest_run((const char *const *)j->argv + 1,
+					      j->argc - 1);
+		else
+			j->failed = scenario_run_text(j->script,
+						      j->script_len);
+	}
+	smp_store_release(&j->done, 1);
+}
+
+/* True (after an "error:" line) if a job runs: one at a time. */
+static bool job_busy(void)
+{
+	if (!job)
+		return false;
+	shell_printf("error: '%s' is running (Ctrl-C stops it)\n", job->what);
+	return true;
+}
+
+/* Ask the job to stop; again each time round a wait, since a request
+ * that comes before its scenario or test has begun is not seen. */
+static void job_stop(void)
+{
+	if (!READ_ONCE(job->stop))
+		shell_printf("stopping '%s'%s\n", job->what,
+			     job->kind == JOB_TEST ? " (after the case that "
+			     "runs)" : "");
+	WRITE_ONCE(job->stop, 1);
+	if (job->kind == JOB_TEST)
+		ktest_stop();
+	else
+		scenario_stop();
+}
+
+/* The job has ended: join it, say how it went, forget it. */
+static void job_reap(void)
+{
+	struct job *j = job;
+	uint64_t ms = (clock_ns() - j->start_ns) / NSEC_PER_MSEC;
+
+	thread_join(j->task);
+	job = NULL;
+	if (j->kind == JOB_TEST)
+		shell_printf("%s%s: %d failed%s (%llu ms)\n",
+			     shell_bg ? "[job] " : "", j->what, j->failed,
+			     j->stop ? ", stopped by Ctrl-C" : "",
+			     (unsigned long long)ms);
+	else
+		shell_printf("%s%s: %s (%llu ms)\n", shell_bg ? "[job] " : "",
+			     j->what, j->stop ? "stopped by Ctrl-C" :
+			     j->failed ? "failed" : "passed",
+			     (unsigned long long)ms);
+	kfree(j->script);
+	kfree(j);
+}
+
+#define TYPEAHEAD 64
+static char typeahead[TYPEAHEAD];	/* keys typed while a job ran */
+static unsigned ta_head, ta_tail;
+
+/* Wait for the job to end, reading the console meanwhile: Ctrl-C stops
+ * it, other keys are kept for the next line. */
+static void job_wait(void)
+{
+	while (!smp_load_acquire(&job->done)) {
+		int ch = console_getc();
+
+		if (ch == 0x03) {
+			console_write("^C\n", 3);
+			job_stop();
+		} else if (ch >= 0 && ta_tail - ta_head < TYPEAHEAD) {
+			typeahead[ta_tail++ % TYPEAHEAD] = (char)ch;
+		}
+		if (READ_ONCE(job->stop))
+			job_stop();
+		sleep_ns(SHELL_POLL_NS);
+	}
+	job_reap();
+}
+
+/*
+ * Start @kind with the command's words (and @script, handed over) as
+ * the job; without '&' wait for it.  Returns 0, or -1 after "error:".
+ */
+static int job_start(enum job_kind kind, int argc, char **argv,
+		     char *script, size_t len)
+{
+	struct job *j = kzalloc(sizeof(*j));
+	size_t used = 0;
+
+	if (!j) {
+		kfree(script);
+		shell_printf("error: out of memory\n");
+		return -1;
+	}
+	j->kind = kind;
+	j->script = script;
+	j->script_len = len;
+	for (int i = 0; i < argc; i++) {
+		size_t n = strlen(argv[i]) + 1;
+
+		j->argv[j->argc++] = j->args + used;
+		memcpy(j->args + used, argv[i], n);	/* fits: one line */
+		used += n;
+		snprintf(j->what + strlen(j->what),
+			 sizeof(j->what) - strlen(j->what), "%s%s",
+			 i ? " " : "", argv[i]);
+	}
+	j->start_ns = clock_ns();
+	j->task = thread_create("shell-job", job_main, j, -1);
+	if (!j->task) {
+		kfree(script);
+		kfree(j);
+		shell_printf("error: cannot start the job (out of memory)\n");
+		return -1;
+	}
+	job = j;
+	if (shell_bg)
+		shell_printf("[job] %s: started; 'ps' shows its tasks, Ctrl-C "
+			     "stops it\n", j->what);
+	else
+		job_wait();
+	return 0;
+}
+
 /* ---- Commands -------------------------------------------------------- */
 
 struct command {
@@ -70,7 +233,7 @@ static int cmd_help(int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	for (const struct command *c = commands; c->name; c++)
-		shell_printf("  %-8s %-14s %s\n", c->name, c->args, c->help);
+		shell_printf("  %-8s %-16s %s\n", c->name, c->args, c->help);
 	return 0;
 }
 
@@ -113,6 +276,9 @@ struct ps_row {
 	uint64_t runtime_ns;
 	char name[TASK_NAME_LEN];
 	char note[64];		/* "waits for m", "runs for t" (proxy) */
+	struct task *task;	/* valid inside the snapshot only */
+	struct task *owner;	/* of the mutex it waits for */
+	const char *mutex;	/* its name */
 };
 
 struct ps_snapshot {
@@ -143,6 +309,12 @@ static void ps_collect(struct task *t, void *arg)
 	r->name[TASK_NAME_LEN - 1] = '\0';
 	/* Every CPU is parked in stop_machine: the links hold still. */
 	r->note[0] = '\0';
+	r->task = t;
+	r->owner = NULL;
+	if (t->blocked_on && t->blocked_on != PROXY_WAKING) {
+		r->owner = mutex_owner(t->blocked_on);
+		r->mutex = t->blocked_on->name;
+	}
 	if (t->blocked_on == PROXY_WAKING)
 		snprintf(r->note, sizeof(r->note), "waking");
 	else if (t->blocked_on && t->wake_cpu >= 0)
@@ -156,9 +328,23 @@ static void ps_collect(struct task *t, void *arg)
 			 v.donor->name);
 }
 
+/* Then "holds M" on the owner of each mutex a task waits for (the task
+ * that runs with the waiters' context under proxy execution: the other
+ * CPUs sit in their stoppers now, so none is seen "runs for" here). */
 static int ps_snapshot_all(void *arg)
 {
+	struct ps_snapshot *s = arg;
+
 	for_each_task(ps_collect, arg);
+	for (int i = 0; i < s->n; i++) {
+		for (int j = 0; s->rows[i].owner && j < s->n; j++) {
+			struct ps_row *o = &s->rows[j];
+
+			if (o->task == s->rows[i].owner && !o->note[0])
+				snprintf(o->note, sizeof(o->note), "holds %s",
+					 s->rows[i].mutex);
+		}
+	}
 	return 0;
 }
 
@@ -192,6 +378,11 @@ static int cmd_ps(int argc, char **argv)
 		return -1;
 	}
 	stop_machine(ps_snapshot_all, &s);
+	if (job)
+		shell_printf("job: %s, %s for %llu ms\n", job->what,
+			     smp_load_acquire(&job->done) ? "ended" : "running",
+			     (unsigned long long)((clock_ns() - job->start_ns) /
+						  NSEC_PER_MSEC));
 	shell_printf("  tid  name                     state     cpu  class    prio  runtime(ms)  mutex/proxy\n");
 	for (int i = 0; i < s.n; i++) {
 		struct ps_row *r = &s.rows[i];
@@ -229,8 +420,6 @@ static bool bench_exists(const char *name)
 
 static int cmd_test(int argc, char **argv)
 {
-	int failed;
-
 	if (argc == 2 && strcmp(argv[1], "?") == 0) {
 		ktest_list();
 		return 0;
@@ -242,9 +431,9 @@ static int cmd_test(int argc, char **argv)
 			return -1;
 		}
 	}
-	failed = ktest_run((const char *const *)argv + 1, argc - 1);
-	shell_printf("%d failed\n", failed);
-	return 0;
+	if (job_busy())
+		return -1;
+	return job_start(JOB_TEST, argc, argv, NULL, 0);
 }
 
 static int cmd_bench(int argc, char **argv)
@@ -253,6 +442,8 @@ static int cmd_bench(int argc, char **argv)
 		bench_list();
 		return 0;
 	}
+	if (job_busy())
+		return -1;
 	for (int i = 1; i < argc; i++) {
 		if (!bench_exists(argv[i]) && strcmp(argv[i], "all") != 0) {
 			shell_printf("error: no benchmark '%s' (try: bench ?)\n",
@@ -275,6 +466,8 @@ static int cmd_profile(int argc, char **argv)
 		shell_printf("error: usage: profile BENCH [period_us]\n");
 		return -1;
 	}
+	if (job_busy())
+		return -1;
 	if (!bench_exists(argv[1])) {
 		shell_printf("error: no benchmark '%s' (try: bench ?)\n", argv[1]);
 		return -1;
@@ -309,6 +502,8 @@ static int cmd_locking(int argc, char **argv)
 		return -1;
 	}
 	if (argc == 2) {
+		if (job_busy())		/* a scenario sets its own */
+			return -1;
 		err = locking_set_mode(argv[1]);
 		if (err == -EINVAL) {
 			shell_printf("error: no locking mode '%s' (proxy, "
@@ -368,12 +563,12 @@ static int cmd_run(int argc, char **argv)
 		shell_printf("error: no scenario '%s' (try: run)\n", argv[1]);
 		return -1;
 	}
-	shell_printf("%s\n", scenario_boot(argv[1], false) ? "failed" :
-		     "passed");
-	return 0;
+	if (job_busy())
+		return -1;
+	return job_start(JOB_RUN, argc, argv, NULL, 0);
 }
 
-static int read_line(char *buf, size_t size);
+static int read_line(char *buf, size_t size, const char *prompt);
 static int split_words(char *line, char **argv, int max);
 
 /* True if @line is the end marker "end scenario" (spaces, a comment). */
@@ -410,6 +605,8 @@ static int cmd_scenario(int argc, char **argv)
 			     "script; to run a built-in one: run NAME)\n");
 		return -1;
 	}
+	if (job_busy())
+		return -1;
 	buf = kmalloc(SCN_MAX_BYTES + 1);
 	if (!buf) {
 		shell_printf("error: out of memory\n");
@@ -418,7 +615,7 @@ static int cmd_scenario(int argc, char **argv)
 	shell_printf("type the script; 'end scenario' runs it, Ctrl-C "
 		     "cancels\n");
 	for (;;) {
-		int r = read_line(line, sizeof(line));
+		int r = read_line(line, sizeof(line), "");
 
 		lineno++;
 		if (r < 0) {
@@ -446,10 +643,11 @@ static int cmd_scenario(int argc, char **argv)
 	else if (too_long < 0)
 		shell_printf("error: %d:1: script too long (at most %d "
 			     "bytes)\n", -too_long, SCN_MAX_BYTES);
-	else
-		scenario_run_text(buf, len);
-	kfree(buf);
-	return too_long ? -1 : 0;
+	if (too_long) {
+		kfree(buf);
+		return -1;
+	}
+	return job_start(JOB_SCRIPT, argc, argv, buf, len);
 }
 
 static int cmd_poweroff(int argc, char **argv)
@@ -468,7 +666,8 @@ static const struct command commands[] = {
 	{ "cpus", "", "CPUs: ids, online, timer irqs, IPIs, queued tasks",
 	  cmd_cpus },
 	{ "ps", "", "tasks: state, cpu, class, prio, runtime, mutex/proxy", cmd_ps },
-	{ "test", "[suite...|?]", "run in-kernel tests (none: all)", cmd_test },
+	{ "test", "[suite...|?] [&]", "run in-kernel tests (none: all)",
+	  cmd_test },
 	{ "bench", "[name...|?]", "run benchmarks (none: all)", cmd_bench },
 	{ "profile", "bench [us]",
 	  "run a benchmark under the sampling profiler (every 20 us)",
@@ -477,9 +676,9 @@ static const struct command commands[] = {
 	  cmd_locking },
 	{ "trace", "[clear|on|off]",
 	  "scheduler trace: dump, forget, stop, start", cmd_trace },
-	{ "scenario", "", "read a scenario script up to 'end scenario', run it",
+	{ "scenario", "[&]", "read a scenario script up to 'end scenario', run it",
 	  cmd_scenario },
-	{ "run", "[name]", "run a built-in scenario (none: list them)",
+	{ "run", "[name] [&]", "run a built-in scenario (none: list them)",
 	  cmd_run },
 	{ "poweroff", "", "power the machine off", cmd_poweroff },
 	{ NULL, NULL, NULL, NULL },
@@ -518,6 +717,21 @@ static void run_line(char *line)
 	}
 	if (argc == 0)
 		return;
+	shell_bg = argc > 1 && strcmp(argv[argc - 1], "&") == 0;
+	if (shell_bg) {
+		argc--;
+		if (strcmp(argv[0], "run") && strcmp(argv[0], "test") &&
+		    strcmp(argv[0], "scenario")) {
+			shell_printf("error: only run, test and scenario run "
+				     "in the background ('&')\n");
+			return;
+		}
+		if (!strcmp(argv[0], "run") && argc == 1) {
+			shell_printf("error: run &: give a scenario name "
+				     "(run lists them)\n");
+			return;
+		}
+	}
 	for (const struct command *c = commands; c->name; c++) {
 		if (strcmp(c->name, argv[0]) == 0) {
 			c->run(argc, argv);
@@ -527,12 +741,25 @@ static void run_line(char *line)
 	shell_printf("error: unknown command '%s' (try: help)\n", argv[0]);
 }
 
-static int shell_getc(void)
+/* The next key: typeahead first.  A background job that ends meanwhile
+ * is reaped and reported, then @prompt and the @len characters of the
+ * line so far (@buf) are shown again. */
+static int shell_getc(const char *prompt, const char *buf, size_t len)
 {
 	int ch;
 
-	while ((ch = console_getc()) < 0)
+	if (ta_head != ta_tail)
+		return typeahead[ta_head++ % TYPEAHEAD];
+	while ((ch = console_getc()) < 0) {
+		if (job && smp_load_acquire(&job->done)) {
+			console_write("\n", 1);
+			shell_bg = true;
+			job_reap();
+			console_write(prompt, strlen(prompt));
+			console_write(buf, len);
+		}
 		sleep_ns(SHELL_POLL_NS);
+	}
 	return ch;
 }
 
@@ -541,14 +768,14 @@ static int shell_getc(void)
  * Returns 0, 1 if characters beyond @size were dropped, or -1 on Ctrl-C
  * (the line is abandoned).
  */
-static int read_line(char *buf, size_t size)
+static int read_line(char *buf, size_t size, const char *prompt)
 {
 	static bool after_cr;	/* swallow the LF of a CR LF pair */
 	size_t len = 0;
 	int dropped = 0;
 
 	for (;;) {
-		int ch = shell_getc();
+		int ch = shell_getc(prompt, buf, len);
 
 		if (ch == '\t')
 			ch = ' ';	/* pasted scripts are indented */
@@ -599,7 +826,15 @@ void shell_main(void *arg)
 		     KERNEL_VERSION, cpus_online());
 	for (;;) {
 		console_write(SHELL_PROMPT, sizeof(SHELL_PROMPT) - 1);
-		read_line(line, sizeof(line));
+		if (read_line(line, sizeof(line), SHELL_PROMPT) < 0) {
+			if (job) {	/* Ctrl-C: stop the background job */
+				shell_bg = true;
+				if (!smp_load_acquire(&job->done))
+					job_stop();
+				job_wait();
+			}
+			continue;
+		}
 		run_line(line);
 	}
 }
