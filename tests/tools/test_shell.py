@@ -44,12 +44,12 @@ QEMU = {"x86_64": "qemu-system-x86_64", "riscv64": "qemu-system-riscv64"}
 SCRIPT = """\
 scenario ps_xcpu
 cpus 2
-timeout 30s
+timeout 55s
 mutex m
 task owner fair cpu=1
     lock m
     mark held
-    compute 25s
+    compute 50s
     unlock m
 end
 task waiter rt prio=50 cpu=0
@@ -183,15 +183,17 @@ class ShellJobTests(unittest.TestCase):
         self.assertNotIn("owner", ps)
 
         # A foreground test, stopped: the rest is skipped, prompt back.
-        con.type("test thread mutex\r")
-        con.expect("# Subtest: thread")
+        # (sched_dl takes seconds: the Ctrl-C comes while it runs.)
+        con.type("test sched_dl thread\r")
+        con.expect("# Subtest: sched_dl")
         con.type("\x03")
         out = con.expect(PROMPT, 120)
-        self.assertIn("stopping 'test thread mutex' (after the case that "
+        self.assertIn("stopping 'test sched_dl thread' (after the case that "
                       "runs)", out)
         self.assertIn("# SKIP stopped on request", out)
-        self.assertIn("test thread mutex: ", out)
-        self.assertIn("stopped by Ctrl-C", out)
+        self.assertRegex(out, r"ok 2 thread # SKIP")
+        self.assertRegex(out, r"test sched_dl thread: \d+ failed, stopped "
+                         r"by Ctrl-C")
 
         # And the shell still runs jobs to their end.
         out = con.command("run deadlock", 60)
