@@ -10,14 +10,9 @@
  * Command output goes through shell_printf() -> console_write(), without
  * printk's "[cpuN] " prefix; test and bench output is printk's own.
  *
- * Jobs: `run`, `test` and `scenario` run in a thread of their own (the
- * job), one at a time.  Without `&` the shell waits for it, still reading
- * the console: Ctrl-C stops it, other keys wait for the next prompt.
- * With `&` the prompt comes back at once (`ps` shows the job's tasks
- * live), the result is printed when it ends, and Ctrl-C at the prompt
- * stops it and waits until it has stopped.  Stopping a scenario is
- * scenario_stop() (its tasks stopped, released and joined), a test
- * ktest_stop() (the running case ends, the rest are skipped).
+ * `run`, `test` and `scenario` run as jobs (shell_job.c): without `&`
+ * the shell waits for one, with `&` the prompt comes back at once;
+ * Ctrl-C stops it.
  */
 #include "kernel.h"
 #include "bench.h"
@@ -31,15 +26,12 @@
 #include "sched.h"
 #include "scenario.h"
 #include "shell.h"
+#include "shell_job.h"
 #include "timer.h"
 #include "trace.h"
 #include <printf.h>
 #include <string.h>
 
-#define SHELL_PROMPT "kestrel> "
-#define SHELL_LINE_MAX 128
-#define SHELL_MAX_ARGS 16
-#define SHELL_POLL_NS (10 * NSEC_PER_MSEC)
 
 /* The shell checks names before it calls ktest_run()/bench_run() so that
  * a typo gives one "error:" line. */
@@ -48,7 +40,7 @@ extern const struct ktest_suite __stop_ktest_suites[];
 extern const struct bench __start_benches[];
 extern const struct bench __stop_benches[];
 
-static __printf(1, 2) void shell_printf(const char *fmt, ...)
+void shell_printf(const char *fmt, ...)
 {
 	char buf[160];
 	va_list ap;
@@ -63,161 +55,9 @@ static __printf(1, 2) void shell_printf(const char *fmt, ...)
 		console_write(buf, n);
 }
 
-/* ---- Jobs -------------------------------------------------------------- */
-
-enum job_kind { JOB_RUN, JOB_TEST, JOB_SCRIPT };
-
-struct job {
-	enum job_kind kind;
-	char what[SHELL_LINE_MAX];	/* the command, for messages */
-	char args[SHELL_LINE_MAX];	/* argv's words */
-	char *argv[SHELL_MAX_ARGS];
-	int argc;
-	char *script;			/* JOB_SCRIPT: kmalloc'ed text */
-	size_t script_len;
-	struct task *task;
-	uint64_t start_ns;
-	int stop;			/* Ctrl-C seen (shell thread) */
-	int done;			/* release: failed is set */
-	int failed;			/* scenarios or cases that failed */
-};
-
-static struct job *job;		/* the running job (shell thread only) */
-static bool shell_bg;		/* the command line ended in '&' */
-
-static void job_main(void *arg)
-{
-	struct job *j = arg;
-
-	if (!READ_ONCE(j->stop)) {
-		if (j->kind == JOB_RUN)
-			j->failed = scenario_boot(j->argv[1], false);
-		else if (j->kind == JOB_TEST)
-			j->failed = ktest_run((const char *const *)j->argv + 1,
-					      j->argc - 1);
-		else
-			j->failed = scenario_run_text(j->script,
-						      j->script_len);
-	}
-	smp_store_release(&j->done, 1);
-}
-
-/* True (after an "error:" line) if a job runs: one at a time. */
-static bool job_busy(void)
-{
-	if (!job)
-		return false;
-	shell_printf("error: '%s' is running (Ctrl-C stops it)\n", job->what);
-	return true;
-}
-
-/* Ask the job to stop; again each time round a wait, since a request
- * that comes before its scenario or test has begun is not seen. */
-static void job_stop(void)
-{
-	if (!READ_ONCE(job->stop))
-		shell_printf("stopping '%s'%s\n", job->what,
-			     job->kind == JOB_TEST ? " (after the case that "
-			     "runs)" : "");
-	WRITE_ONCE(job->stop, 1);
-	if (job->kind == JOB_TEST)
-		ktest_stop();
-	else
-		scenario_stop();
-}
-
-/* The job has ended: join it, say how it went, forget it. */
-static void job_reap(void)
-{
-	struct job *j = job;
-	uint64_t ms = (clock_ns() - j->start_ns) / NSEC_PER_MSEC;
-
-	thread_join(j->task);
-	job = NULL;
-	if (j->kind == JOB_TEST)
-		shell_printf("%s%s: %d failed%s (%llu ms)\n",
-			     shell_bg ? "[job] " : "", j->what, j->failed,
-			     j->stop ? ", stopped by Ctrl-C" : "",
-			     (unsigned long long)ms);
-	else
-		shell_printf("%s%s: %s (%llu ms)\n", shell_bg ? "[job] " : "",
-			     j->what, j->stop ? "stopped by Ctrl-C" :
-			     j->failed ? "failed" : "passed",
-			     (unsigned long long)ms);
-	kfree(j->script);
-	kfree(j);
-}
-
-#define TYPEAHEAD 64
-static char typeahead[TYPEAHEAD];	/* keys typed while a job ran */
-static unsigned ta_head, ta_tail;
-
-/* Wait for the job to end, reading the console meanwhile: Ctrl-C stops
- * it, other keys are kept for the next line. */
-static void job_wait(void)
-{
-	while (!smp_load_acquire(&job->done)) {
-		int ch = console_getc();
-
-		if (ch == 0x03) {
-			console_write("^C\n", 3);
-			job_stop();
-		} else if (ch >= 0 && ta_tail - ta_head < TYPEAHEAD) {
-			typeahead[ta_tail++ % TYPEAHEAD] = (char)ch;
-		}
-		if (READ_ONCE(job->stop))
-			job_stop();
-		sleep_ns(SHELL_POLL_NS);
-	}
-	job_reap();
-}
-
-/*
- * Start @kind with the command's words (and @script, handed over) as
- * the job; without '&' wait for it.  Returns 0, or -1 after "error:".
- */
-static int job_start(enum job_kind kind, int argc, char **argv,
-		     char *script, size_t len)
-{
-	struct job *j = kzalloc(sizeof(*j));
-	size_t used = 0;
-
-	if (!j) {
-		kfree(script);
-		shell_printf("error: out of memory\n");
-		return -1;
-	}
-	j->kind = kind;
-	j->script = script;
-	j->script_len = len;
-	for (int i = 0; i < argc; i++) {
-		size_t n = strlen(argv[i]) + 1;
-
-		j->argv[j->argc++] = j->args + used;
-		memcpy(j->args + used, argv[i], n);	/* fits: one line */
-		used += n;
-		snprintf(j->what + strlen(j->what),
-			 sizeof(j->what) - strlen(j->what), "%s%s",
-			 i ? " " : "", argv[i]);
-	}
-	j->start_ns = clock_ns();
-	j->task = thread_create("shell-job", job_main, j, -1);
-	if (!j->task) {
-		kfree(script);
-		kfree(j);
-		shell_printf("error: cannot start the job (out of memory)\n");
-		return -1;
-	}
-	job = j;
-	if (shell_bg)
-		shell_printf("[job] %s: started; 'ps' shows its tasks, Ctrl-C "
-			     "stops it\n", j->what);
-	else
-		job_wait();
-	return 0;
-}
-
 /* ---- Commands -------------------------------------------------------- */
+
+static bool shell_bg;		/* the command line ended in '&' */
 
 struct command {
 	const char *name;
@@ -378,11 +218,7 @@ static int cmd_ps(int argc, char **argv)
 		return -1;
 	}
 	stop_machine(ps_snapshot_all, &s);
-	if (job)
-		shell_printf("job: %s, %s for %llu ms\n", job->what,
-			     smp_load_acquire(&job->done) ? "ended" : "running",
-			     (unsigned long long)((clock_ns() - job->start_ns) /
-						  NSEC_PER_MSEC));
+	shell_job_ps();
 	shell_printf("  tid  name                     state     cpu  class    prio  runtime(ms)  mutex/proxy\n");
 	for (int i = 0; i < s.n; i++) {
 		struct ps_row *r = &s.rows[i];
@@ -431,9 +267,9 @@ static int cmd_test(int argc, char **argv)
 			return -1;
 		}
 	}
-	if (job_busy())
+	if (shell_job_busy())
 		return -1;
-	return job_start(JOB_TEST, argc, argv, NULL, 0);
+	return shell_job_start(JOB_TEST, argc, argv, NULL, 0, shell_bg);
 }
 
 static int cmd_bench(int argc, char **argv)
@@ -442,7 +278,7 @@ static int cmd_bench(int argc, char **argv)
 		bench_list();
 		return 0;
 	}
-	if (job_busy())
+	if (shell_job_busy())
 		return -1;
 	for (int i = 1; i < argc; i++) {
 		if (!bench_exists(argv[i]) && strcmp(argv[i], "all") != 0) {
@@ -466,7 +302,7 @@ static int cmd_profile(int argc, char **argv)
 		shell_printf("error: usage: profile BENCH [period_us]\n");
 		return -1;
 	}
-	if (job_busy())
+	if (shell_job_busy())
 		return -1;
 	if (!bench_exists(argv[1])) {
 		shell_printf("error: no benchmark '%s' (try: bench ?)\n", argv[1]);
@@ -502,7 +338,7 @@ static int cmd_locking(int argc, char **argv)
 		return -1;
 	}
 	if (argc == 2) {
-		if (job_busy())		/* a scenario sets its own */
+		if (shell_job_busy())		/* a scenario sets its own */
 			return -1;
 		err = locking_set_mode(argv[1]);
 		if (err == -EINVAL) {
@@ -563,9 +399,9 @@ static int cmd_run(int argc, char **argv)
 		shell_printf("error: no scenario '%s' (try: run)\n", argv[1]);
 		return -1;
 	}
-	if (job_busy())
+	if (shell_job_busy())
 		return -1;
-	return job_start(JOB_RUN, argc, argv, NULL, 0);
+	return shell_job_start(JOB_RUN, argc, argv, NULL, 0, shell_bg);
 }
 
 static int read_line(char *buf, size_t size, const char *prompt);
@@ -605,7 +441,7 @@ static int cmd_scenario(int argc, char **argv)
 			     "script; to run a built-in one: run NAME)\n");
 		return -1;
 	}
-	if (job_busy())
+	if (shell_job_busy())
 		return -1;
 	buf = kmalloc(SCN_MAX_BYTES + 1);
 	if (!buf) {
@@ -647,7 +483,7 @@ static int cmd_scenario(int argc, char **argv)
 		kfree(buf);
 		return -1;
 	}
-	return job_start(JOB_SCRIPT, argc, argv, buf, len);
+	return shell_job_start(JOB_SCRIPT, argc, argv, buf, len, shell_bg);
 }
 
 static int cmd_poweroff(int argc, char **argv)
@@ -748,13 +584,10 @@ static int shell_getc(const char *prompt, const char *buf, size_t len)
 {
 	int ch;
 
-	if (ta_head != ta_tail)
-		return typeahead[ta_head++ % TYPEAHEAD];
+	if ((ch = shell_job_typeahead()) >= 0)
+		return ch;
 	while ((ch = console_getc()) < 0) {
-		if (job && smp_load_acquire(&job->done)) {
-			console_write("\n", 1);
-			shell_bg = true;
-			job_reap();
+		if (shell_job_reap_ended()) {
 			console_write(prompt, strlen(prompt));
 			console_write(buf, len);
 		}
@@ -827,12 +660,7 @@ void shell_main(void *arg)
 	for (;;) {
 		console_write(SHELL_PROMPT, sizeof(SHELL_PROMPT) - 1);
 		if (read_line(line, sizeof(line), SHELL_PROMPT) < 0) {
-			if (job) {	/* Ctrl-C: stop the background job */
-				shell_bg = true;
-				if (!smp_load_acquire(&job->done))
-					job_stop();
-				job_wait();
-			}
+			shell_job_interrupt();	/* Ctrl-C */
 			continue;
 		}
 		run_line(line);
