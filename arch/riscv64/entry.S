@@ -172,9 +172,15 @@ rv_trap_entry:
 	.globl rv_spin_contended
 	.balign 4
 rv_spin_contended:
+	.cfi_startproc
+	.cfi_return_column 5		/* entered with jal t0: */
+	.cfi_register 5, 5		/* the return address is in t0 */
 	addi	sp, sp, -128
+	.cfi_def_cfa_offset 128
 	sd	ra, 0(sp)
+	.cfi_offset 1, -128
 	sd	t0, 8(sp)
+	.cfi_offset 5, -120
 	sd	t1, 16(sp)
 	sd	t2, 24(sp)
 	sd	a0, 32(sp)
@@ -208,7 +214,11 @@ rv_spin_contended:
 	ld	t5, 112(sp)
 	ld	t6, 120(sp)
 	addi	sp, sp, 128
+	.cfi_def_cfa_offset 0
+	.cfi_restore 1
+	.cfi_register 5, 5
 	jr	t0
+	.cfi_endproc
 
 /* First code of a new task (arch_context_init: sp points at entry and
  * arg; the switch is inline asm in arch_impl.h).  s0 = 0 (loaded by the
@@ -235,11 +245,15 @@ rv_task_start:
 	.globl arch_check_callee_saved
 	.balign 4
 arch_check_callee_saved:
+	.cfi_startproc
 	addi	sp, sp, -112
+	.cfi_def_cfa_offset 112
 	sd	ra, 104(sp)
+	.cfi_offset 1, -8
 	.irp n, 0,1,2,3,4,5,6,7,8,9,10,11
 	sd	s\n, (8 * \n)(sp)
 	.endr
+	.cfi_offset 8, -112		/* s0: the caller's frame */
 	.irp n, 0,1,2,3,4,5,6,7,8,9,10,11
 	li	s\n, PATTERN(\n)
 	.endr
@@ -257,7 +271,11 @@ arch_check_callee_saved:
 	.endr
 	ld	ra, 104(sp)
 	addi	sp, sp, 112
+	.cfi_def_cfa_offset 0
+	.cfi_restore 1
+	.cfi_restore 8
 	ret
+	.cfi_endproc
 
 /*
  * bool rv_probe_stimecmp(void) - can S-mode use stimecmp?  The DT's ISA
