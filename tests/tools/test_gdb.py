@@ -38,6 +38,7 @@ ENTRIES = {
 }
 GDB_ARCH = {"x86_64": "i386:x86-64", "riscv64": "riscv:rv64"}
 IMAGE = {"x86_64": "kernel.mb1", "riscv64": "Image"}
+QEMU = {"x86_64": "qemu-system-x86_64", "riscv64": "qemu-system-riscv64"}
 TIMEOUT = 60
 
 
@@ -120,8 +121,9 @@ def run_gdb(arch):
 
 class GdbTests(unittest.TestCase):
     def check_arch(self, arch):
-        if not shutil.which(GDB):
-            self.skipTest("%s is not installed (make deps)" % GDB)
+        for tool in (GDB, QEMU[arch]):
+            if not shutil.which(tool):
+                self.skipTest("%s is not installed (make deps)" % tool)
         for f in ("kernel.elf", IMAGE[arch]):
             if not os.path.exists(os.path.join(ROOT, DEBUG_ROOT, arch, f)):
                 self.skipTest("no %s/%s/%s: make ARCH=%s DEBUG=1 images"
@@ -180,4 +182,4 @@ Backtrace stopped: previous frame inner to this frame (corrupt stack?)
 
 
 if __name__ == "__main__":
-    unittest.main()
+    unittest.main(verbosity=2)   # prints why a test skips

@@ -209,4 +209,4 @@ class ShellJobTests(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    unittest.main(verbosity=2)   # prints why a test skips
