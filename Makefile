@@ -145,8 +145,8 @@ test: deps
 	$(MAKE) --no-print-directory -C tests/host test
 	@for a in $(TEST_ARCHES); do $(MAKE) --no-print-directory ARCH=$$a images || exit 1; \
 		[ "$(DEBUG)" = 1 ] || $(MAKE) --no-print-directory ARCH=$$a DEBUG=1 images || exit 1; done
-	python3 tests/tools/test_gdb.py
-	python3 tests/tools/test_shell.py
+	KESTREL_TEST_ARCHES="$(TEST_ARCHES)" python3 tests/tools/test_gdb.py
+	KESTREL_TEST_ARCHES="$(TEST_ARCHES)" python3 tests/tools/test_shell.py
 	python3 tools/runner.py test $(RUNNER_ARGS) $(if $(SUITES),--suites $(SUITES)) \
 		$(if $(filter 1,$(DEBUG)),,--debug-root build/debug)
 

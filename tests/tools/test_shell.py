@@ -2,8 +2,7 @@
 """test_shell.py - the shell's jobs, driven through the serial console.
 
 Boots build/<arch>/ (x86_64 and riscv64, each a few seconds) at 2 CPUs
-with no command line (the shell),
-types into its console and reads what it answers:
+with no command line (the shell), types into its console and reads what it answers:
   - `scenario &` with a script whose RT waiter on CPU 0 blocks on a
     mutex held by a task computing on CPU 1: the prompt comes back,
     `ps` shows the job, "waits for m (lent from cpu0)" and "holds m";
@@ -14,8 +13,10 @@ types into its console and reads what it answers:
   - a foreground `test` stopped by Ctrl-C skips the cases after the one
     that ran, and the prompt comes back;
   - bad input (`ps &`, `run nosuch`) gives an "error:" line.
-Skips, saying why, when an image or QEMU is missing.  The console
-transcript is kept in build/test-logs/shell-<arch>.log.
+KESTREL_TEST_ARCHES (make test sets it to the arches it builds) chooses
+the arches, default both.  Skips, saying why, when an image or QEMU is
+missing.  The console transcript is kept in
+build/test-logs/shell-<arch>.log.
 
     python3 tests/tools/test_shell.py        # make test runs it
 """
@@ -121,6 +122,9 @@ class Console:
 
 class ShellJobTests(unittest.TestCase):
     def boot(self, arch):
+        asked = os.environ.get("KESTREL_TEST_ARCHES", "x86_64 riscv64")
+        if arch not in asked.split():
+            self.skipTest("not asked for (KESTREL_TEST_ARCHES=%s)" % asked)
         if not shutil.which(QEMU[arch]):
             self.skipTest("%s is not installed (make deps)" % QEMU[arch])
         if not os.path.exists(os.path.join(ROOT, "build", arch, IMAGE[arch])):
