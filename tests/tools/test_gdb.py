@@ -9,11 +9,11 @@ machine of `make debug`, booted through -kernel), runs `gdb-multiarch
   - kmain(), reached from the boot entry,
 and checks that a local variable's value is printed (not <optimized
 out>) and that each backtrace ends at its entry frame (x86_thread_start
-/ rv_task_start, the boot or AP entry; the interrupt's through
-"<signal handler called>" into the interrupted code) with no "Backtrace stopped" and no "??"
-frame.  KESTREL_TEST_ARCHES (make test sets it to the arches it
-builds) chooses the arches, default both.  Skips, saying why, when
-gdb-multiarch, QEMU or an image is missing.
+/ rv_task_start, the boot or AP entry; the interrupt's goes through
+"<signal handler called>" into the interrupted code) with no
+"Backtrace stopped" and no "??" frame.  KESTREL_TEST_ARCHES (make test
+sets it to the arches it builds) chooses the arches, default both.
+Skips, saying why, when gdb-multiarch, QEMU or an image is missing.
 
     python3 tests/tools/test_gdb.py          # make test runs it
 """
