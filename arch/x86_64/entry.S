@@ -58,8 +58,9 @@ x86_trap_stubs:
  */
 .macro CALL_X86_TRAP
 	pushq	17*8(%rsp)		/* frame->rip */
+	.cfi_adjust_cfa_offset 8
 	push	%rbp
-	.cfi_adjust_cfa_offset 16
+	.cfi_adjust_cfa_offset 8
 	mov	%rsp, %rbp
 	lea	16(%rsp), %rdi		/* struct trap_frame * */
 	cld
