@@ -7,7 +7,8 @@
 #   make profile BENCHES=a[,b] [ARCH=...] [CPUS=n] [PERIOD=us]
 #                                    a benchmark under the sampling
 #                                    profiler: its hottest functions
-#   make debug [ARCH=...] [CPUS=n]   QEMU halted, gdb stub on :1234
+#   make debug [ARCH=...] [CPUS=n]   QEMU halted, gdb stub on :1234, the
+#                                    DEBUG=1 build unless DEBUG=0 is given
 #   DEBUG=1 (with any of the above)  -Og build with the debug-only checks
 #                                    (KESTREL_DEBUG), in build/debug/
 #   make lab SCENARIO=file [ARCH=...] [CPUS=n] [LOCKING=proxy|inherit|none]
@@ -27,8 +28,9 @@ CPUS ?= 4
 # DEBUG=1: optimised for gdb (-Og keeps variables and the order of the
 # source), plus the checks that fast paths keep only in debug builds
 # (`#ifdef KESTREL_DEBUG`, DEBUG_ASSERT() in kernel.h).  Its own build
-# root, so the two builds never mix objects.
-DEBUG ?= 0
+# root, so the two builds never mix objects.  `make debug` is for gdb:
+# it takes this build unless told DEBUG=0.
+DEBUG ?= $(if $(filter debug,$(MAKECMDGOALS)),1,0)
 ifeq ($(DEBUG),1)
 BUILD_ROOT := build/debug
 OPT := -Og -DKESTREL_DEBUG
@@ -147,6 +149,8 @@ test: deps
 	$(MAKE) --no-print-directory -C tests/host test
 	@for a in $(TEST_ARCHES); do $(MAKE) --no-print-directory ARCH=$$a images || exit 1; \
 		[ "$(DEBUG)" = 1 ] || $(MAKE) --no-print-directory ARCH=$$a DEBUG=1 images || exit 1; done
+	KESTREL_TEST_ARCHES="$(TEST_ARCHES)" python3 tests/tools/test_gdb.py
+	KESTREL_TEST_ARCHES="$(TEST_ARCHES)" python3 tests/tools/test_shell.py
 	$(if $(SUITES)$(filter 1,$(DEBUG))$(filter command line environment,$(origin CPUS)),, \
 		python3 tools/runner.py grade --check-all $(if $(filter command line environment,$(origin ARCH)),--arch $(ARCH)))
 	python3 tools/runner.py test $(RUNNER_ARGS) $(if $(SUITES),--suites $(SUITES)) \

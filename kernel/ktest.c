@@ -82,6 +82,8 @@ struct ktest_run {
 
 /* Runner only (one ktest_run at a time). */
 static unsigned next_case_id = 1;
+/* ktest_stop(): a run is under way; a stop was asked for (atomics). */
+static int running, stop_req;
 static LIST_HEAD(tainting);	/* timed-out runs with tasks still alive */
 
 static struct ktest_run *run_of(struct ktest *t)
@@ -500,6 +502,13 @@ static int run_suite(const struct ktest_suite *s, int idx,
 		ncases++;
 	ktap_header(&suite, s->name, ncases);
 	for (int i = 0; i < ncases; i++) {
+		if (__atomic_load_n(&stop_req, __ATOMIC_ACQUIRE)) {
+			ktap_skip(&suite, i + 1, s->cases[i].name,
+				  "stopped on request");
+			tot->skip++;
+			skipped++;
+			continue;
+		}
 		switch (run_case(&s->cases[i], i + 1)) {
 		case CASE_PASS:
 			tot->pass++;
@@ -537,11 +546,22 @@ static bool run_all(const char *const *names, int nnames)
 	       (nnames == 1 && strcmp(names[0], "all") == 0);
 }
 
+int ktest_stop(void)
+{
+	if (!__atomic_load_n(&running, __ATOMIC_ACQUIRE))
+		return -ESRCH;
+	__atomic_store_n(&stop_req, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
 int ktest_run(const char *const *names, int nnames)
 {
 	struct ktest_totals tot = { 0, 0, 0 };
 	int nsuites = 0, unknown = 0, idx = 0;
 	bool all = run_all(names, nnames);
+
+	__atomic_store_n(&stop_req, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&running, 1, __ATOMIC_RELEASE);
 
 	if (all) {
 		for (const struct ktest_suite *s = __start_ktest_suites;
@@ -587,7 +607,11 @@ int ktest_run(const char *const *names, int nnames)
 					       st.closed / NSEC_PER_USEC : 0),
 			  (unsigned long long)st.misses);
 	}
+	if (__atomic_load_n(&stop_req, __ATOMIC_ACQUIRE))
+		ktap_diag(&top, "stopped on request: the cases after the one "
+			  "running then were skipped");
 	ktap_totals(&top, tot.pass, tot.fail + unknown, tot.skip);
+	__atomic_store_n(&running, 0, __ATOMIC_RELEASE);
 	return tot.fail + unknown;
 }
 

@@ -9,6 +9,10 @@
  *
  * Command output goes through shell_printf() -> console_write(), without
  * printk's "[cpuN] " prefix; test and bench output is printk's own.
+ *
+ * `run`, `test` and `scenario` run as jobs (shell_job.c): without `&`
+ * the shell waits for one, with `&` the prompt comes back at once;
+ * Ctrl-C stops it.
  */
 #include "kernel.h"
 #include "bench.h"
@@ -22,15 +26,12 @@
 #include "sched.h"
 #include "scenario.h"
 #include "shell.h"
+#include "shell_job.h"
 #include "timer.h"
 #include "trace.h"
 #include <printf.h>
 #include <string.h>
 
-#define SHELL_PROMPT "kestrel> "
-#define SHELL_LINE_MAX 128
-#define SHELL_MAX_ARGS 16
-#define SHELL_POLL_NS (10 * NSEC_PER_MSEC)
 
 /* The shell checks names before it calls ktest_run()/bench_run() so that
  * a typo gives one "error:" line. */
@@ -39,7 +40,7 @@ extern const struct ktest_suite __stop_ktest_suites[];
 extern const struct bench __start_benches[];
 extern const struct bench __stop_benches[];
 
-static __printf(1, 2) void shell_printf(const char *fmt, ...)
+void shell_printf(const char *fmt, ...)
 {
 	char buf[160];
 	va_list ap;
@@ -56,6 +57,8 @@ static __printf(1, 2) void shell_printf(const char *fmt, ...)
 
 /* ---- Commands -------------------------------------------------------- */
 
+static bool shell_bg;		/* the command line ended in '&' */
+
 struct command {
 	const char *name;
 	const char *args;
@@ -70,7 +73,7 @@ static int cmd_help(int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	for (const struct command *c = commands; c->name; c++)
-		shell_printf("  %-8s %-14s %s\n", c->name, c->args, c->help);
+		shell_printf("  %-8s %-16s %s\n", c->name, c->args, c->help);
 	return 0;
 }
 
@@ -113,6 +116,9 @@ struct ps_row {
 	uint64_t runtime_ns;
 	char name[TASK_NAME_LEN];
 	char note[64];		/* "waits for m", "runs for t" (proxy) */
+	struct task *task;	/* valid inside the snapshot only */
+	struct task *owner;	/* of the mutex it waits for */
+	const char *mutex;	/* its name */
 };
 
 struct ps_snapshot {
@@ -143,6 +149,12 @@ static void ps_collect(struct task *t, void *arg)
 	r->name[TASK_NAME_LEN - 1] = '\0';
 	/* Every CPU is parked in stop_machine: the links hold still. */
 	r->note[0] = '\0';
+	r->task = t;
+	r->owner = NULL;
+	if (t->blocked_on && t->blocked_on != PROXY_WAKING) {
+		r->owner = mutex_owner(t->blocked_on);
+		r->mutex = t->blocked_on->name;
+	}
 	if (t->blocked_on == PROXY_WAKING)
 		snprintf(r->note, sizeof(r->note), "waking");
 	else if (t->blocked_on && t->wake_cpu >= 0)
@@ -156,9 +168,23 @@ static void ps_collect(struct task *t, void *arg)
 			 v.donor->name);
 }
 
+/* Then "holds M" on the owner of each mutex a task waits for (the task
+ * that runs with the waiters' context under proxy execution: the other
+ * CPUs sit in their stoppers now, so none is seen "runs for" here). */
 static int ps_snapshot_all(void *arg)
 {
+	struct ps_snapshot *s = arg;
+
 	for_each_task(ps_collect, arg);
+	for (int i = 0; i < s->n; i++) {
+		for (int j = 0; s->rows[i].owner && j < s->n; j++) {
+			struct ps_row *o = &s->rows[j];
+
+			if (o->task == s->rows[i].owner && !o->note[0])
+				snprintf(o->note, sizeof(o->note), "holds %s",
+					 s->rows[i].mutex);
+		}
+	}
 	return 0;
 }
 
@@ -192,6 +218,7 @@ static int cmd_ps(int argc, char **argv)
 		return -1;
 	}
 	stop_machine(ps_snapshot_all, &s);
+	shell_job_ps();
 	shell_printf("  tid  name                     state     cpu  class    prio  runtime(ms)  mutex/proxy\n");
 	for (int i = 0; i < s.n; i++) {
 		struct ps_row *r = &s.rows[i];
@@ -229,8 +256,6 @@ static bool bench_exists(const char *name)
 
 static int cmd_test(int argc, char **argv)
 {
-	int failed;
-
 	if (argc == 2 && strcmp(argv[1], "?") == 0) {
 		ktest_list();
 		return 0;
@@ -242,9 +267,9 @@ static int cmd_test(int argc, char **argv)
 			return -1;
 		}
 	}
-	failed = ktest_run((const char *const *)argv + 1, argc - 1);
-	shell_printf("%d failed\n", failed);
-	return 0;
+	if (shell_job_busy())
+		return -1;
+	return shell_job_start(JOB_TEST, argc, argv, NULL, 0, shell_bg);
 }
 
 static int cmd_bench(int argc, char **argv)
@@ -253,6 +278,8 @@ static int cmd_bench(int argc, char **argv)
 		bench_list();
 		return 0;
 	}
+	if (shell_job_busy())
+		return -1;
 	for (int i = 1; i < argc; i++) {
 		if (!bench_exists(argv[i]) && strcmp(argv[i], "all") != 0) {
 			shell_printf("error: no benchmark '%s' (try: bench ?)\n",
@@ -275,6 +302,8 @@ static int cmd_profile(int argc, char **argv)
 		shell_printf("error: usage: profile BENCH [period_us]\n");
 		return -1;
 	}
+	if (shell_job_busy())
+		return -1;
 	if (!bench_exists(argv[1])) {
 		shell_printf("error: no benchmark '%s' (try: bench ?)\n", argv[1]);
 		return -1;
@@ -309,6 +338,8 @@ static int cmd_locking(int argc, char **argv)
 		return -1;
 	}
 	if (argc == 2) {
+		if (shell_job_busy())		/* a scenario sets its own */
+			return -1;
 		err = locking_set_mode(argv[1]);
 		if (err == -EINVAL) {
 			shell_printf("error: no locking mode '%s' (proxy, "
@@ -368,12 +399,12 @@ static int cmd_run(int argc, char **argv)
 		shell_printf("error: no scenario '%s' (try: run)\n", argv[1]);
 		return -1;
 	}
-	shell_printf("%s\n", scenario_boot(argv[1], false) ? "failed" :
-		     "passed");
-	return 0;
+	if (shell_job_busy())
+		return -1;
+	return shell_job_start(JOB_RUN, argc, argv, NULL, 0, shell_bg);
 }
 
-static int read_line(char *buf, size_t size);
+static int read_line(char *buf, size_t size, const char *prompt);
 static int split_words(char *line, char **argv, int max);
 
 /* True if @line is the end marker "end scenario" (spaces, a comment). */
@@ -410,6 +441,8 @@ static int cmd_scenario(int argc, char **argv)
 			     "script; to run a built-in one: run NAME)\n");
 		return -1;
 	}
+	if (shell_job_busy())
+		return -1;
 	buf = kmalloc(SCN_MAX_BYTES + 1);
 	if (!buf) {
 		shell_printf("error: out of memory\n");
@@ -418,7 +451,7 @@ static int cmd_scenario(int argc, char **argv)
 	shell_printf("type the script; 'end scenario' runs it, Ctrl-C "
 		     "cancels\n");
 	for (;;) {
-		int r = read_line(line, sizeof(line));
+		int r = read_line(line, sizeof(line), "");
 
 		lineno++;
 		if (r < 0) {
@@ -446,10 +479,11 @@ static int cmd_scenario(int argc, char **argv)
 	else if (too_long < 0)
 		shell_printf("error: %d:1: script too long (at most %d "
 			     "bytes)\n", -too_long, SCN_MAX_BYTES);
-	else
-		scenario_run_text(buf, len);
-	kfree(buf);
-	return too_long ? -1 : 0;
+	if (too_long) {
+		kfree(buf);
+		return -1;
+	}
+	return shell_job_start(JOB_SCRIPT, argc, argv, buf, len, shell_bg);
 }
 
 static int cmd_poweroff(int argc, char **argv)
@@ -468,7 +502,8 @@ static const struct command commands[] = {
 	{ "cpus", "", "CPUs: ids, online, timer irqs, IPIs, queued tasks",
 	  cmd_cpus },
 	{ "ps", "", "tasks: state, cpu, class, prio, runtime, mutex/proxy", cmd_ps },
-	{ "test", "[suite...|?]", "run in-kernel tests (none: all)", cmd_test },
+	{ "test", "[suite...|?] [&]", "run in-kernel tests (none: all)",
+	  cmd_test },
 	{ "bench", "[name...|?]", "run benchmarks (none: all)", cmd_bench },
 	{ "profile", "bench [us]",
 	  "run a benchmark under the sampling profiler (every 20 us)",
@@ -477,9 +512,9 @@ static const struct command commands[] = {
 	  cmd_locking },
 	{ "trace", "[clear|on|off]",
 	  "scheduler trace: dump, forget, stop, start", cmd_trace },
-	{ "scenario", "", "read a scenario script up to 'end scenario', run it",
+	{ "scenario", "[&]", "read a scenario script up to 'end scenario', run it",
 	  cmd_scenario },
-	{ "run", "[name]", "run a built-in scenario (none: list them)",
+	{ "run", "[name] [&]", "run a built-in scenario (none: list them)",
 	  cmd_run },
 	{ "poweroff", "", "power the machine off", cmd_poweroff },
 	{ NULL, NULL, NULL, NULL },
@@ -518,6 +553,21 @@ static void run_line(char *line)
 	}
 	if (argc == 0)
 		return;
+	shell_bg = argc > 1 && strcmp(argv[argc - 1], "&") == 0;
+	if (shell_bg) {
+		argc--;
+		if (strcmp(argv[0], "run") && strcmp(argv[0], "test") &&
+		    strcmp(argv[0], "scenario")) {
+			shell_printf("error: only run, test and scenario run "
+				     "in the background ('&')\n");
+			return;
+		}
+		if (!strcmp(argv[0], "run") && argc == 1) {
+			shell_printf("error: run &: give a scenario name "
+				     "(run lists them)\n");
+			return;
+		}
+	}
 	for (const struct command *c = commands; c->name; c++) {
 		if (strcmp(c->name, argv[0]) == 0) {
 			c->run(argc, argv);
@@ -527,12 +577,22 @@ static void run_line(char *line)
 	shell_printf("error: unknown command '%s' (try: help)\n", argv[0]);
 }
 
-static int shell_getc(void)
+/* The next key: typeahead first.  A background job that ends meanwhile
+ * is reaped and reported, then @prompt and the @len characters of the
+ * line so far (@buf) are shown again. */
+static int shell_getc(const char *prompt, const char *buf, size_t len)
 {
 	int ch;
 
-	while ((ch = console_getc()) < 0)
+	if ((ch = shell_job_typeahead()) >= 0)
+		return ch;
+	while ((ch = console_getc()) < 0) {
+		if (shell_job_reap_ended()) {
+			console_write(prompt, strlen(prompt));
+			console_write(buf, len);
+		}
 		sleep_ns(SHELL_POLL_NS);
+	}
 	return ch;
 }
 
@@ -541,14 +601,14 @@ static int shell_getc(void)
  * Returns 0, 1 if characters beyond @size were dropped, or -1 on Ctrl-C
  * (the line is abandoned).
  */
-static int read_line(char *buf, size_t size)
+static int read_line(char *buf, size_t size, const char *prompt)
 {
 	static bool after_cr;	/* swallow the LF of a CR LF pair */
 	size_t len = 0;
 	int dropped = 0;
 
 	for (;;) {
-		int ch = shell_getc();
+		int ch = shell_getc(prompt, buf, len);
 
 		if (ch == '\t')
 			ch = ' ';	/* pasted scripts are indented */
@@ -599,7 +659,10 @@ void shell_main(void *arg)
 		     KERNEL_VERSION, cpus_online());
 	for (;;) {
 		console_write(SHELL_PROMPT, sizeof(SHELL_PROMPT) - 1);
-		read_line(line, sizeof(line));
+		if (read_line(line, sizeof(line), SHELL_PROMPT) < 0) {
+			shell_job_interrupt();	/* Ctrl-C */
+			continue;
+		}
 		run_line(line);
 	}
 }

@@ -35,10 +35,27 @@
 /* Trap-frame slot of register xN. */
 #define X(n) ((n) - 1) * 8
 
+/*
+ * CFI for gdb (in .debug_frame like the C code's: the linker script
+ * drops .eh_frame).  At the call of rv_trap() the entry is a signal
+ * frame whose return column is 64 (the psABI's alternate frame return
+ * column), read from the frame's sepc: gdb shows "<signal handler
+ * called>" and goes on down the interrupted code's stack with its ra,
+ * sp and s0 from the frame.  rv_task_start ends the unwind (ra
+ * undefined), as the boot and secondary entries in head.S do.
+ */
+	.cfi_sections .debug_frame
+#define RV_CFA_SLOT(off) ((off) - TRAP_FRAME_SIZE)
+
 	.text
 	.globl rv_trap_entry
 	.balign 4
 rv_trap_entry:
+	.cfi_startproc simple
+	.cfi_signal_frame
+	.cfi_return_column 64
+	.cfi_def_cfa sp, 0
+	.cfi_undefined 64		/* until the frame is written */
 	sd	t0, RV_CPU_ENTRY_T0(tp)
 	sd	t1, RV_CPU_ENTRY_T1(tp)
 	/*
@@ -98,6 +115,11 @@ rv_trap_entry:
 	sd	t0, TF_SSTATUS(sp)
 
 	mv	a0, sp
+	.cfi_def_cfa sp, TRAP_FRAME_SIZE
+	.cfi_offset 64, RV_CFA_SLOT(TF_SEPC)
+	.cfi_offset 1, RV_CFA_SLOT(X(1))
+	.cfi_offset 2, RV_CFA_SLOT(X(2))
+	.cfi_offset 8, RV_CFA_SLOT(X(8))
 	call	rv_trap			/* may switch tasks via irq_exit() */
 
 	/* Interrupts are off again here; resume the interrupted context.
@@ -112,6 +134,7 @@ rv_trap_entry:
 	.endr
 	ld	sp, X(2)(sp)
 	sret
+	.cfi_endproc
 
 .Lcheck_area:
 	li	t0, ARCH_STACK_AREA_BASE
@@ -149,9 +172,15 @@ rv_trap_entry:
 	.globl rv_spin_contended
 	.balign 4
 rv_spin_contended:
+	.cfi_startproc
+	.cfi_return_column 5		/* entered with jal t0: */
+	.cfi_register 5, 5		/* the return address is in t0 */
 	addi	sp, sp, -128
+	.cfi_def_cfa_offset 128
 	sd	ra, 0(sp)
+	.cfi_offset 1, -128
 	sd	t0, 8(sp)
+	.cfi_offset 5, -120
 	sd	t1, 16(sp)
 	sd	t2, 24(sp)
 	sd	a0, 32(sp)
@@ -185,19 +214,27 @@ rv_spin_contended:
 	ld	t5, 112(sp)
 	ld	t6, 120(sp)
 	addi	sp, sp, 128
+	.cfi_def_cfa_offset 0
+	.cfi_restore 1
+	.cfi_register 5, 5
 	jr	t0
+	.cfi_endproc
 
 /* First code of a new task (arch_context_init: sp points at entry and
- * arg; the switch is inline asm in arch_impl.h).  ra = 0 and s0 = 0
- * (loaded by the switch) end the backtrace here. */
+ * arg; the switch is inline asm in arch_impl.h).  s0 = 0 (loaded by the
+ * switch) ends the kernel's own backtrace here, the undefined ra gdb's:
+ * the entry's return address is the unimp below, in this CFI. */
 	.globl rv_task_start
 	.balign 4
 rv_task_start:
+	.cfi_startproc
+	.cfi_undefined ra
 	ld	t0, 0(sp)
 	ld	a0, 8(sp)
 	addi	sp, sp, 16
-	li	ra, 0
-	jr	t0
+	jalr	t0
+	unimp				/* entry must not return */
+	.cfi_endproc
 
 /*
  * int arch_check_callee_saved(void (*fn)(void *) (a0), void *arg (a1))
@@ -208,11 +245,15 @@ rv_task_start:
 	.globl arch_check_callee_saved
 	.balign 4
 arch_check_callee_saved:
+	.cfi_startproc
 	addi	sp, sp, -112
+	.cfi_def_cfa_offset 112
 	sd	ra, 104(sp)
+	.cfi_offset 1, -8
 	.irp n, 0,1,2,3,4,5,6,7,8,9,10,11
 	sd	s\n, (8 * \n)(sp)
 	.endr
+	.cfi_offset 8, -112		/* s0: the caller's frame */
 	.irp n, 0,1,2,3,4,5,6,7,8,9,10,11
 	li	s\n, PATTERN(\n)
 	.endr
@@ -230,7 +271,11 @@ arch_check_callee_saved:
 	.endr
 	ld	ra, 104(sp)
 	addi	sp, sp, 112
+	.cfi_def_cfa_offset 0
+	.cfi_restore 1
+	.cfi_restore 8
 	ret
+	.cfi_endproc
 
 /*
  * bool rv_probe_stimecmp(void) - can S-mode use stimecmp?  The DT's ISA

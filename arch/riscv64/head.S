@@ -11,6 +11,7 @@
  */
 #include "rv.h"
 
+	.cfi_sections .debug_frame	/* as the C code's (gdb) */
 	.section .head.text, "ax"
 	.option push
 	.option norvc			/* header fields are fixed-size */
@@ -95,6 +96,10 @@ rv_boot_entry:
 	addi	t0, t0, 8
 	j	4b
 5:
+	/* The boot stack starts here: ra undefined ends gdb's unwind. */
+	.cfi_startproc simple
+	.cfi_def_cfa sp, 0
+	.cfi_undefined ra
 	lla	sp, rv_boot_stack_top
 	mv	a0, s0
 	mv	a1, s1
@@ -102,6 +107,7 @@ rv_boot_entry:
 	call	rv_boot_main		/* setup.c, never returns */
 6:	wfi
 	j	6b
+	.cfi_endproc
 
 /*
  * Secondary harts start here from SBI HSM hart_start, MMU off,
@@ -130,11 +136,15 @@ rv_secondary_entry:
 	sfence.vma			/* identity map: the next fetch is fine */
 	ld	tp, 8(a1)		/* struct cpu * */
 	ld	sp, 16(a1)		/* idle stack top */
+	.cfi_startproc simple		/* its stack starts here (gdb) */
+	.cfi_def_cfa sp, 0
+	.cfi_undefined ra
 	li	fp, 0
 	mv	a0, tp
 	call	rv_secondary_main	/* setup.c, never returns */
 7:	wfi
 	j	7b
+	.cfi_endproc
 
 	.data
 	.balign 8

@@ -10,6 +10,8 @@
  * arch_mmu_init later replaces these tables with exact ones; the APs use
  * them for the instant between their trampoline and the kernel tables.
  */
+	.cfi_sections .debug_frame	/* as the C code's (gdb) */
+
 #define MB1_MAGIC 0x1badb002
 #define MB1_FLAGS 0x00000003		/* page-align modules, memory info */
 #define MB1_BOOT_MAGIC 0x2badb002
@@ -135,7 +137,13 @@ boot_fail32:
 	jmp	2b
 
 	.code64
+/* The boot CPU's first 64-bit code: rip undefined in its CFI tells gdb
+ * that the boot stack starts here (rbp = 0 tells the kernel's own
+ * backtrace). */
 long_mode:
+	.cfi_startproc simple
+	.cfi_def_cfa rsp, 0
+	.cfi_undefined rip
 	mov	$0x10, %ax
 	mov	%ax, %ds
 	mov	%ax, %es
@@ -151,6 +159,7 @@ long_mode:
 1:	cli
 	hlt
 	jmp	1b
+	.cfi_endproc
 
 	.section .rodata
 msg_magic:

@@ -15,7 +15,19 @@
  * IST except NMI, #DF and #PF), so when irq_exit() switches to another
  * task this frame simply waits on the old task's stack until that task
  * is switched back in and returns here to iretq.
+ *
+ * CFI (gdb's unwinder; in .debug_frame like the C code's, the linker
+ * script drops .eh_frame): trap_common and irq_common describe the frame
+ * the CPU pushed as a signal frame, with the interrupted rip, rsp and
+ * rbp where this code saved them, so that a backtrace inside a handler
+ * shows "<signal handler called>" and goes on down the interrupted
+ * task's stack to its own start (x86_thread_start, or the boot entry).
+ * At their entry rsp points at the vector, then the error code, then
+ * the CPU's rip, cs, rflags, rsp, ss: the CFA (the slot above ss) is
+ * rsp + 56 there.
  */
+	.cfi_sections .debug_frame
+
 #define HAS_ERROR_CODE(v) ((v) == 8 || ((v) >= 10 && (v) <= 14) || \
 			   (v) == 17 || (v) == 21 || (v) == 29 || (v) == 30)
 
@@ -46,48 +58,75 @@ x86_trap_stubs:
  */
 .macro CALL_X86_TRAP
 	pushq	17*8(%rsp)		/* frame->rip */
+	.cfi_adjust_cfa_offset 8
 	push	%rbp
+	.cfi_adjust_cfa_offset 8
 	mov	%rsp, %rbp
 	lea	16(%rsp), %rdi		/* struct trap_frame * */
 	cld
 	call	x86_trap
 	add	$16, %rsp
+	.cfi_adjust_cfa_offset -16
+.endm
+
+/* The CPU's frame, as CFI: see the top of the file. */
+.macro TRAP_CFI_START
+	.cfi_startproc simple
+	.cfi_signal_frame
+	.cfi_def_cfa rsp, 56
+	.cfi_offset rip, -40
+	.cfi_offset rsp, -16
+.endm
+
+.macro PUSH_CFI reg
+	push	\reg
+	.cfi_adjust_cfa_offset 8
+.endm
+
+.macro POP_CFI reg
+	pop	\reg
+	.cfi_adjust_cfa_offset -8
 .endm
 
 trap_common:
-	push	%rax
-	push	%rbx
-	push	%rcx
-	push	%rdx
-	push	%rsi
-	push	%rdi
-	push	%rbp
-	push	%r8
-	push	%r9
-	push	%r10
-	push	%r11
-	push	%r12
-	push	%r13
-	push	%r14
-	push	%r15
+	TRAP_CFI_START
+	PUSH_CFI	%rax
+	PUSH_CFI	%rbx
+	PUSH_CFI	%rcx
+	PUSH_CFI	%rdx
+	PUSH_CFI	%rsi
+	PUSH_CFI	%rdi
+	PUSH_CFI	%rbp
+	.cfi_rel_offset rbp, 0
+	PUSH_CFI	%r8
+	PUSH_CFI	%r9
+	PUSH_CFI	%r10
+	PUSH_CFI	%r11
+	PUSH_CFI	%r12
+	PUSH_CFI	%r13
+	PUSH_CFI	%r14
+	PUSH_CFI	%r15
 	CALL_X86_TRAP
-	pop	%r15
-	pop	%r14
-	pop	%r13
-	pop	%r12
-	pop	%r11
-	pop	%r10
-	pop	%r9
-	pop	%r8
-	pop	%rbp
-	pop	%rdi
-	pop	%rsi
-	pop	%rdx
-	pop	%rcx
-	pop	%rbx
-	pop	%rax
+	POP_CFI	%r15
+	POP_CFI	%r14
+	POP_CFI	%r13
+	POP_CFI	%r12
+	POP_CFI	%r11
+	POP_CFI	%r10
+	POP_CFI	%r9
+	POP_CFI	%r8
+	POP_CFI	%rbp
+	.cfi_same_value rbp
+	POP_CFI	%rdi
+	POP_CFI	%rsi
+	POP_CFI	%rdx
+	POP_CFI	%rcx
+	POP_CFI	%rbx
+	POP_CFI	%rax
 	add	$16, %rsp		/* vector, error code */
+	.cfi_adjust_cfa_offset -16
 	iretq
+	.cfi_endproc
 
 /* struct trap_frame's slot of each register (x86.h), from the frame's
  * start; then vector, error code, and the CPU's rip at 17 * 8. */
@@ -104,13 +143,16 @@ trap_common:
 #define TF_REGS (15 * 8)
 
 irq_common:
+	TRAP_CFI_START
 	sub	$TF_REGS, %rsp		/* rbx, r12-r15: not written */
+	.cfi_adjust_cfa_offset TF_REGS
 	mov	%rax, TF_RAX(%rsp)
 	mov	%rcx, TF_RCX(%rsp)
 	mov	%rdx, TF_RDX(%rsp)
 	mov	%rsi, TF_RSI(%rsp)
 	mov	%rdi, TF_RDI(%rsp)
 	mov	%rbp, TF_RBP(%rsp)
+	.cfi_rel_offset rbp, TF_RBP
 	mov	%r8, TF_R8(%rsp)
 	mov	%r9, TF_R9(%rsp)
 	mov	%r10, TF_R10(%rsp)
@@ -121,12 +163,15 @@ irq_common:
 	mov	TF_R9(%rsp), %r9
 	mov	TF_R8(%rsp), %r8
 	mov	TF_RBP(%rsp), %rbp
+	.cfi_same_value rbp
 	mov	TF_RDI(%rsp), %rdi
 	mov	TF_RSI(%rsp), %rsi
 	mov	TF_RDX(%rsp), %rdx
 	mov	TF_RCX(%rsp), %rcx
 	mov	TF_RAX(%rsp), %rax
 	add	$TF_REGS + 16, %rsp	/* the frame, vector, error code */
+	.cfi_adjust_cfa_offset -(TF_REGS + 16)
 	iretq
+	.cfi_endproc
 
 	.section .note.GNU-stack, "", @progbits

@@ -1,19 +1,27 @@
 /*
  * switch.S - a new task's first instructions, and the test hook for the
  * context switch.  The switch itself is inline asm in arch_impl.h.
+ *
+ * CFI (for gdb, in .debug_frame like the C code's: the linker script
+ * drops .eh_frame): x86_thread_start marks rip undefined, which tells
+ * gdb's unwinder that a task's stack starts there.
  */
+	.cfi_sections .debug_frame
 	.text
 
 /* First code of a new task (arch_context_init: rsp points at entry and
- * arg, 16 bytes below the 16-aligned stack top).  rbp = 0 ends
- * backtraces. */
+ * arg, 16 bytes below the 16-aligned stack top).  rbp = 0 ends the
+ * kernel's own backtraces, the undefined rip gdb's. */
 	.globl x86_thread_start
 x86_thread_start:
+	.cfi_startproc
+	.cfi_undefined rip
 	pop	%rax
 	pop	%rdi
 	xor	%ebp, %ebp
 	call	*%rax
 	ud2				/* entry must not return */
+	.cfi_endproc
 
 /*
  * int arch_check_callee_saved(void (*fn)(void *) (rdi), void *arg (rsi))
@@ -32,13 +40,17 @@ x86_thread_start:
 
 	.globl arch_check_callee_saved
 arch_check_callee_saved:
+	.cfi_startproc
 	push	%rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset rbp, 0
 	push	%rbx
 	push	%r12
 	push	%r13
 	push	%r14
 	push	%r15
 	sub	$8, %rsp		/* keep rsp 16-aligned at the call */
+	.cfi_adjust_cfa_offset 48
 	mov	%rdi, %rax
 	mov	%rsi, %rdi
 	movabs	$PAT_RBX, %rbx
@@ -80,7 +92,10 @@ arch_check_callee_saved:
 	pop	%r12
 	pop	%rbx
 	pop	%rbp
+	.cfi_adjust_cfa_offset -56
+	.cfi_restore rbp
 	ret
+	.cfi_endproc
 
 /*
  * x86_spin_contended: spin_lock_raw()'s wait for a held lock (arch_impl.h,
@@ -92,8 +107,12 @@ arch_check_callee_saved:
  */
 	.globl	x86_spin_contended
 x86_spin_contended:
+	.cfi_startproc
 	push	%rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset rbp, 0
 	mov	%rsp, %rbp
+	.cfi_def_cfa_register rbp
 	push	%rax
 	push	%rcx
 	push	%rdx
@@ -116,6 +135,9 @@ x86_spin_contended:
 	pop	%rcx
 	pop	%rax
 	pop	%rbp
+	.cfi_def_cfa rsp, 8
+	.cfi_restore rbp
 	ret
+	.cfi_endproc
 
 	.section .note.GNU-stack, "", @progbits

@@ -94,14 +94,19 @@ x86_trampoline_end:
  * before arch_mmu_init).  The stack may be in the stack area, which only
  * the kernel tables map, so switch CR3 before the first push.
  */
+	.cfi_sections .debug_frame
 	.text
 	.globl x86_ap_entry64
 x86_ap_entry64:
+	.cfi_startproc simple		/* the AP's stack starts here (gdb) */
+	.cfi_def_cfa rsp, 0
+	.cfi_undefined rip
 	test	%rsi, %rsi
 	jz	1f
 	mov	%rsi, %cr3
 1:	xor	%ebp, %ebp
 	call	x86_ap_main
 	ud2
+	.cfi_endproc
 
 	.section .note.GNU-stack, "", @progbits

@@ -108,6 +108,15 @@ void ktest_skip(struct ktest *t, const char *reason) __noreturn;
  * caller sleeps while each case runs in a thread of its own.
  */
 int ktest_run(const char *const *names, int nnames);
+/*
+ * Ask the running ktest_run() to stop (the shell's Ctrl-C): the case
+ * that runs finishes (or times out) as usual, every case after it is
+ * reported "# SKIP stopped on request" and ktest_run() returns.  A case
+ * cannot be killed safely (its threads may hold locks), so this waits
+ * for the case instead.  Any context.  Returns 0, or -ESRCH if no test
+ * runs.
+ */
+int ktest_stop(void);
 /* Print every suite with its case count, for `help`/`test ?`;
  * explicit-only suites are marked "(only when named)". */
 void ktest_list(void);

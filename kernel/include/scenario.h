@@ -115,6 +115,7 @@ struct scn_result {
 	bool passed;
 	int asserts_failed;
 	bool deadlock, timed_out, stuck;	/* stuck: tasks did not stop */
+	bool stopped;			/* by scenario_stop(), before the limit */
 };
 
 /*
@@ -128,6 +129,16 @@ struct scn_result {
  * (nothing ran).
  */
 int scenario_run(const struct scenario *s, int idx, struct scn_result *res);
+
+/*
+ * Stop the running scenario now, as if its time limit had come (its
+ * tasks are told to stop, release what they hold and are joined; the
+ * picture of where each was is printed, "stopped on request", and the
+ * scenario fails).
+ * Any context but an interrupt's.  Returns 0, or -ESRCH if no scenario
+ * is running.
+ */
+int scenario_stop(void);
 
 /* ---- builtin.c: embedded scenarios and front ends ---------------------- */
 

@@ -27,6 +27,10 @@
  * controller joins them all, restores the locking mode and its own
  * attributes, and the next scenario can run.
  *
+ * scenario_stop() (the shell's Ctrl-C) wakes the controller before the
+ * limit: it stops the tasks the same way, its picture says "stopped on
+ * request", and the final case fails.
+ *
  * Each assertion prints its own result line as it is reached; one that
  * is never reached (the scenario was stopped first) is reported as a
  * SKIP at the end, and the final case says whether the scenario ended
@@ -47,6 +51,42 @@
 #define SCN_GATE_NS (100 * NSEC_PER_MSEC)	/* for every task to reach the gate */
 
 static int scn_busy;			/* atomic: a scenario runs */
+/* scenario_stop(): the request, and the controller to wake (NULL when
+ * no scenario runs), under scn_stop_lock so that the controller is never
+ * woken after it has moved on. */
+static spinlock_t scn_stop_lock = SPINLOCK_INIT("scenario-stop");
+static struct task *scn_stop_controller;
+static int scn_stop_req;
+
+static bool stop_requested(void)
+{
+	return __atomic_load_n(&scn_stop_req, __ATOMIC_ACQUIRE);
+}
+
+int scenario_stop(void)
+{
+	unsigned long flags = spin_lock(&scn_stop_lock);
+	int err = -ESRCH;
+
+	if (scn_stop_controller) {
+		__atomic_store_n(&scn_stop_req, 1, __ATOMIC_RELEASE);
+		wake_up(scn_stop_controller);
+		err = 0;
+	}
+	spin_unlock(&scn_stop_lock, flags);
+	return err;
+}
+
+/* Publish (@t) or withdraw (NULL) the running controller. */
+static void stop_target(struct task *t)
+{
+	unsigned long flags = spin_lock(&scn_stop_lock);
+
+	scn_stop_controller = t;
+	if (t)
+		__atomic_store_n(&scn_stop_req, 0, __ATOMIC_RELAXED);
+	spin_unlock(&scn_stop_lock, flags);
+}
 
 static bool all_at_gate(struct scn_run *r, int arg)
 {
@@ -58,6 +98,11 @@ static bool all_ended(struct scn_run *r, int arg)
 {
 	(void)arg;
 	return __atomic_load_n(&r->nleft, __ATOMIC_ACQUIRE) == 0;
+}
+
+static bool ended_or_stopped(struct scn_run *r, int arg)
+{
+	return all_ended(r, arg) || stop_requested();
 }
 
 /* ---- The controller --------------------------------------------------- */
@@ -105,12 +150,17 @@ static bool report_cycle(struct scn_run *r, int i)
 
 /* The picture at the time limit: where each unfinished task is stuck.
  * Returns true if they are deadlocked. */
-static bool report_stuck(struct scn_run *r, unsigned long proxy_before)
+static bool report_stuck(struct scn_run *r, unsigned long proxy_before,
+			 bool by_request)
 {
 	bool deadlock = false;
 
-	ktap_diag(&r->sub, "stopped at the time limit (%llu ms)",
-		  (unsigned long long)(r->s->timeout_ns / NSEC_PER_MSEC));
+	if (by_request)
+		ktap_diag(&r->sub, "stopped on request (Ctrl-C) after %llu ms",
+			  (unsigned long long)(since_t0(r) / NSEC_PER_MSEC));
+	else
+		ktap_diag(&r->sub, "stopped at the time limit (%llu ms)",
+			  (unsigned long long)(r->s->timeout_ns / NSEC_PER_MSEC));
 	for (int i = 0; i < r->ntasks; i++) {
 		struct scn_trun *tr = &r->tr[i];
 		const struct scn_step *st = &tr->st->steps[READ_ONCE(tr->step)];
@@ -292,7 +342,7 @@ static void finish(struct scn_run *r, int idx, struct scn_result *res)
 		ok = res->deadlock;
 	else
 		ok = res->timed_out && !res->deadlock;
-	ok = ok && !res->stuck;
+	ok = ok && !res->stuck && !res->stopped;
 	if (!ok)
 		ktap_diag(&r->sub, "expected %s; %s",
 			  s->expect == SCN_EXPECT_PASS ?
@@ -300,6 +350,7 @@ static void finish(struct scn_run *r, int idx, struct scn_result *res)
 			  s->expect == SCN_EXPECT_DEADLOCK ? "a deadlock" :
 			  "to be stopped at the time limit",
 			  res->stuck ? "tasks did not stop" :
+			  res->stopped ? "it was stopped on request" :
 			  res->deadlock ? "it deadlocked" :
 			  res->timed_out ? "it ran past the time limit" :
 			  r->errors ? "a step was refused" : "it finished");
@@ -326,7 +377,7 @@ static void run_until_limit(struct scn_run *r)
 	smp_store_release(&r->go, 1);
 	wake_all(r);
 
-	scn_sleep(r, r->deadline, all_ended, 0, false);
+	scn_sleep(r, r->deadline, ended_or_stopped, 0, false);
 }
 
 /* The time limit, with tasks left: take the picture, then stop them all
@@ -334,8 +385,9 @@ static void run_until_limit(struct scn_run *r)
 static void stop_at_limit(struct scn_run *r, struct scn_result *res,
 			  unsigned long proxy_before)
 {
-	res->timed_out = true;
-	res->deadlock = report_stuck(r, proxy_before);
+	res->stopped = clock_ns() < r->deadline && stop_requested();
+	res->timed_out = !res->stopped;
+	res->deadlock = report_stuck(r, proxy_before, res->stopped);
 	WRITE_ONCE(r->abort, 1);
 	smp_mb();
 	wake_all(r);
@@ -370,11 +422,13 @@ int scenario_run(const struct scenario *s, int idx, struct scn_result *res)
 	ktap_header(&r->sub, s->name, s->nasserts + 1);
 	r->s = s;
 	r->controller = current();
+	stop_target(r->controller);
 	spin_init(&r->out_lock, "scenario-out");
 	if (!setup(r, &saved, &mode)) {
 		r->errors++;
 		finish(r, idx, res);
 		kfree(r);
+		stop_target(NULL);
 		__atomic_store_n(&scn_busy, 0, __ATOMIC_RELEASE);
 		return 0;
 	}
@@ -398,6 +452,7 @@ int scenario_run(const struct scenario *s, int idx, struct scn_result *res)
 	finish(r, idx, res);
 	if (!res->stuck)
 		kfree(r);
+	stop_target(NULL);
 	__atomic_store_n(&scn_busy, 0, __ATOMIC_RELEASE);
 	return 0;
 }

@@ -96,6 +96,11 @@ def kernel_exit_code(arch, status):
 GDB_PORT = 1234
 
 
+def gdb_stub(port=GDB_PORT):
+    """Start halted at the first instruction, gdb stub on @port."""
+    return ["-S", "-gdb", "tcp::%d" % port]
+
+
 def interactive(arch, cpus, root, gdb=False):
     """The machine of `make run`: x86_64 through GRUB from the ISO that
     `make images` built (the path a PC boots; -boot d goes to the CD
@@ -108,7 +113,7 @@ def interactive(arch, cpus, root, gdb=False):
     else:
         argv = riscv_kernel(cpus, "", root)
     if gdb:
-        argv += ["-S", "-gdb", "tcp::%d" % GDB_PORT]
+        argv += gdb_stub()
     return argv
 
 
