@@ -44,6 +44,8 @@ EVENT_KEYS = {
     "replenish": ("task", "deadline"),
     "dl_miss": ("task", "deadline", "late"),
     "mark": ("task", "text"),
+    "giveup": ("task", "mutex", "why"),
+    "attr": ("task", "class", "prio", "was", "why"),
 }
 # Keys whose value must be a decimal number.
 NUMERIC_KEYS = {"cpu", "from", "to", "deadline", "late"}
@@ -270,6 +272,13 @@ def is_idle(task):
     return bool(IDLE_RE.match(task_name(task)))
 
 
+def class_prio(value):
+    """'rt/50' -> ('rt', '50') (attr's was=); a value without '/' is a
+    class alone."""
+    cls, _, prio = value.partition("/")
+    return cls, prio or None
+
+
 class Slice:
     """@task ran on @cpu from @start to @end (ns) with @donor's context.
     inferred: the switch that started it was lost (ring overwritten),
@@ -285,6 +294,12 @@ class Slice:
         self.inferred = inferred
         self.open_end = False
         self.end_state = None       # prev's state at the closing switch
+        # The scheduling context's class and priority when the slice
+        # began (the donor's; `attr` events), None where the trace never
+        # said (a task whose attributes were set before the trace).
+        self.cls = None
+        self.prio = None
+        self.chain = None           # the proxy event's chain=, if any
 
     def proxied(self):
         return self.donor is not None and self.donor != self.task
@@ -304,6 +319,7 @@ class Wait:
         self.cpu = cpu
         self.end_cpu = cpu
         self.how = None
+        self.gaveup = None          # giveup why= (timeout, backoff, error)
 
 
 class Arrow:
@@ -331,6 +347,11 @@ class Model:
         self.points = []            # Events drawn as instants
         self.tasks = []             # every task seen, first-seen order
         self.labels = {}            # task -> short display name
+        self.lost = trace.lost
+        # Tasks that are not the scenario's (the runner's own task, the
+        # shell): drawn apart.  Empty unless the script's names are known.
+        self.others = set()
+        self.attrs = {}             # task -> [(ts, class, prio, why)]
 
 
 def _note_task(model, seen, task):
@@ -353,9 +374,22 @@ def _label_tasks(model):
 TASK_KEYS = ("prev", "next", "donor", "task", "owner", "curr", "wake")
 
 
-def build_model(trace):
-    """Trace -> Model (see the classes above)."""
+def _attr_at(model, task, ts):
+    """(class, prio) of @task at @ts from its attr events, else
+    (None, None)."""
+    best = (None, None)
+    for t, cls, prio, _ in model.attrs.get(task, ()):
+        if t > ts:
+            break
+        best = (cls, prio)
+    return best
+
+
+def build_model(trace, scenario_tasks=None):
+    """Trace -> Model (see the classes above).  @scenario_tasks: names of
+    the script's tasks, or None (every task is drawn as a task)."""
     model = Model(trace)
+    last_proxy = [None] * trace.cpus    # proxy event before its switch
     seen = set()
     running = [None] * trace.cpus       # open Slice per CPU
     first_ts = [None] * trace.cpus
@@ -384,8 +418,35 @@ def build_model(trace):
                 cur.end = ev.ts
                 cur.end_state = a["state"]
             nxt = Slice(ev.cpu, ev.ts, a["next"], a["donor"])
+            px = last_proxy[ev.cpu]
+            if px is not None and px.args["donor"] == a["donor"] and \
+                    px.args["curr"] == a["next"]:
+                nxt.chain = px.args["chain"]
+            last_proxy[ev.cpu] = None
             model.slices[ev.cpu].append(nxt)
             running[ev.cpu] = nxt
+        elif ev.kind == "proxy":
+            last_proxy[ev.cpu] = ev
+        elif ev.kind == "attr":
+            model.attrs.setdefault(a["task"], []).append(
+                (ev.ts, a["class"], a["prio"], a["why"]))
+            # A running context whose class or priority changes (a boost
+            # while it runs, the unboost at its unlock): a new slice, so
+            # each slice has one class and priority.
+            for c, cur in enumerate(running):
+                if cur is not None and (cur.donor or cur.task) == \
+                        a["task"] and cur.start < ev.ts:
+                    cur.end, cur.end_state = ev.ts, "run"
+                    nxt = Slice(c, ev.ts, cur.task, cur.donor,
+                                cur.inferred)
+                    nxt.chain = cur.chain
+                    model.slices[c].append(nxt)
+                    running[c] = nxt
+        elif ev.kind == "giveup":
+            w = open_wait.get(a["task"])
+            if w is not None and w.mutex == a["mutex"]:
+                del open_wait[a["task"]]
+                w.end, w.end_cpu, w.gaveup = ev.ts, ev.cpu, a["why"]
         elif ev.kind == "block":
             old = open_wait.pop(a["task"], None)
             if old is not None:     # its acquire was lost
@@ -417,6 +478,16 @@ def build_model(trace):
         w.end = model.end
     # A handoff whose pickup was lost or not yet reached stays a point.
     _label_tasks(model)
+    if scenario_tasks is not None:
+        model.others = {t for t in model.tasks if not is_idle(t)
+                        and task_name(t) not in scenario_tasks}
+    # Class and priority of each slice's scheduling context, where the
+    # trace has them (attr events: set, boost, unboost).
+    for cpu_slices in model.slices:
+        for s in cpu_slices:
+            ctx = s.donor or s.task
+            if ctx in model.attrs:
+                s.cls, s.prio = _attr_at(model, ctx, s.start)
     for ar in model.arrows:
         a = ar.args
         if ar.kind == "handoff":
