@@ -860,6 +860,32 @@ class Driver(unittest.TestCase):
         finally:
             shutil.rmtree(d)
 
+    def test_convert_picks_a_saved_dump(self):
+        d = tempfile.mkdtemp()
+        try:
+            log = os.path.join(d, "session.log")
+            with open(log, "w") as f:    # two `trace save`s in a session
+                f.write("kestrel> trace save\n" + SMP1 +
+                        "kestrel> run lab3\n...\nkestrel> trace save\n" +
+                        SMP4)
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                self.assertEqual(lab.main(["--convert", log]), 0)
+                self.assertEqual(lab.main(["--convert", log, "--dump",
+                                           "1"]), 0)
+            self.assertIn("holds 2 dumps; drew the last complete one",
+                          out.getvalue())
+            self.assertIn("59 events on 4 CPUs", out.getvalue())
+            self.assertIn("16 events on 1 CPUs", out.getvalue())
+            err = io.StringIO()
+            with contextlib.redirect_stdout(out), \
+                    contextlib.redirect_stderr(err):
+                self.assertEqual(lab.main(["--convert", log, "--dump",
+                                           "3"]), 1)
+            self.assertIn("no dump 3: the input holds 2", err.getvalue())
+        finally:
+            shutil.rmtree(d)
+
     def test_usage_errors(self):
         err = io.StringIO()
         with contextlib.redirect_stderr(err):

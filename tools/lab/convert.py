@@ -10,14 +10,15 @@ HTML_NAME = "timeline.html"
 
 
 def convert_all(text, title, allow_truncated=False, meta=None,
-                scenario_tasks=None):
+                scenario_tasks=None, which=None):
     """Trace text (docs/trace.md) -> (Trace, {file name: text} for
     trace.json, timeline.svg and timeline.html, the validator's problems:
     [] if all are valid for the trace's CPUs).  @scenario_tasks: the
     script's task names (tasks not among them are drawn as not the
-    scenario's), or None.  Raises ktrace.TraceError if the text holds no
-    usable trace."""
-    tr = ktrace.parse_trace(text, allow_truncated)
+    scenario's), or None; @which: the dump to read (1-based: a console
+    log with several), else the last complete one.  Raises
+    ktrace.TraceError if the text holds no usable trace."""
+    tr = ktrace.parse_trace(text, allow_truncated, which)
     if not tr.events:
         raise ktrace.TraceError("the trace holds no events")
     model = ktrace.build_model(tr, scenario_tasks)

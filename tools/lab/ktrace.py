@@ -168,15 +168,26 @@ def check_event(ev, cpus):
     return None
 
 
-def find_trace(lines):
+def find_trace(lines, which=None):
     """Index of the `trace begin` line of the trace to read and of its
     `trace end` (None if truncated).  The last complete dump wins if
-    the log holds several (a shell session that dumped twice)."""
+    the log holds several (a shell session that dumped twice, or saved
+    several with `trace save`); @which (1-based) picks one."""
     begins = [i for i, raw in enumerate(lines)
               if BEGIN_RE.match(clean_line(raw))]
     if not begins:
         raise TraceError("no 'trace begin' line: the input holds no trace "
                          "(was the kernel booted with trace=dump?)")
+    if which is not None:
+        if not 1 <= which <= len(begins):
+            raise TraceError("no dump %d: the input holds %d ('trace "
+                             "begin' lines)" % (which, len(begins)))
+        b = begins[which - 1]
+        stop = begins[which] if which < len(begins) else len(lines)
+        for i in range(b + 1, stop):
+            if clean_line(lines[i]) == "trace end":
+                return b, i
+        return b, None
     for n, b in reversed(list(enumerate(begins))):
         stop = begins[n + 1] if n + 1 < len(begins) else len(lines)
         for i in range(b + 1, stop):
@@ -194,10 +205,17 @@ def trace_text(text):
     return "\n".join(clean_line(l) for l in lines[start:stop]) + "\n"
 
 
-def parse_trace(text, allow_truncated=False):
-    """Console log or bare trace text -> Trace (see the module doc)."""
+def count_dumps(text):
+    """How many `trace begin` lines @text holds."""
+    return sum(1 for raw in text.split("\n")
+               if BEGIN_RE.match(clean_line(raw)))
+
+
+def parse_trace(text, allow_truncated=False, which=None):
+    """Console log or bare trace text -> Trace (see the module doc);
+    @which: the dump to read (1-based), else the last complete one."""
     lines = text.split("\n")
-    start, _ = find_trace(lines)
+    start, _ = find_trace(lines, which)
     tr = Trace()
     tr.begin_line = start + 1
     m = BEGIN_RE.match(clean_line(lines[start]))

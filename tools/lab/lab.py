@@ -3,7 +3,10 @@
     runner.py lab SCENARIO [--arch A] [--cpus N] [--locking MODE]
                   [--timeout S] [--out DIR] [--no-build]
     runner.py lab --check SCENARIO [--arch A] ...   boot, convert, validate
-    runner.py lab --convert FILE [--out DIR] [--allow-truncated]
+    runner.py lab --convert FILE [SCENARIO] [--dump N] [--out DIR]
+                  [--allow-truncated]
+    runner.py lab SCENARIO --repeat N     N runs, the same trace each time
+    runner.py lab SCENARIO --realtime     without -icount (make lab ICOUNT=0)
 
 (python3 tools/runner.py lab ...: this module is part of the lab package,
 tools/lab/, and imports the kestrel package beside it.)
@@ -19,8 +22,15 @@ collect the serial output, and write into build/lab/NAME-ARCH-LOCKING/:
     trace.txt       the scheduler trace (docs/trace.md)
     trace.json      Chrome trace-event JSON: open it in ui.perfetto.dev
     timeline.svg    one lane per CPU (docs/lab-tools.md has the legend)
+    timeline.html   the same, to zoom, pan and click (one file, no
+                    network)
 
-then print a summary: assertions passed/failed, trace events and lost
+The boot runs under `qemu -icount`, with icount=1 on the kernel's
+command line, as `make bench`: the guest's clock counts its
+instructions, so a run gives the same trace, times and picture on any
+host.  --realtime boots without it and warns when the host stalled QEMU.
+
+It then prints a summary: assertions passed/failed, trace events and lost
 events, the file paths.  Exit status 0 if the scenario passed, 1 if it
 failed (an assertion, a kernel error, no trace), 2 for bad usage.
 
@@ -28,8 +38,9 @@ CPUs default to the scenario's `cpus N` line (else 4); NAME is the
 file's name without its extension.  --check also validates the JSON and
 the SVG against the CPU count (tools/lab/validate.py) and prints one
 PASS/FAIL line: it is the live check `make test` can call.  --convert
-turns a saved console log or trace (e.g. the shell's `trace` output)
-into trace.json and timeline.svg without QEMU.
+turns a saved console log or trace (e.g. the shell's `trace` or `trace
+save` output) into trace.json, timeline.svg and timeline.html without
+QEMU; with SCENARIO it knows the script's tasks.
 
 Python 3 standard library only; the QEMU command lines and the boot
 runner are the kestrel package's (tools/kestrel/qemu.py, boot.py).
@@ -249,12 +260,12 @@ def tail(log, n=12):
 
 
 def convert(text, outdir, title, allow_truncated=False, meta=None,
-            scenario_tasks=None):
+            scenario_tasks=None, which=None):
     """Trace text -> outdir/trace.json, timeline.svg and timeline.html;
     returns (Trace, json path, svg path, validation problems); the HTML
     page's path is outdir/timeline.html (HTML_NAME)."""
     tr, files, probs = convert_all(text, title, allow_truncated, meta,
-                                   scenario_tasks)
+                                   scenario_tasks, which)
     os.makedirs(outdir, exist_ok=True)
     paths = {}
     for name, content in files.items():
@@ -464,9 +475,15 @@ def convert_main(args):
     try:
         tr, jpath, spath, probs = convert(text, outdir, name,
                                           args.allow_truncated,
-                                          scenario_tasks=tasks)
+                                          scenario_tasks=tasks,
+                                          which=args.dump)
     except ktrace.TraceError as e:
         raise LabError("%s: %s" % (args.convert, e))
+    n = ktrace.count_dumps(text)
+    if n > 1:
+        print("%s holds %d dumps; drew %s (--dump N for another)"
+              % (rel(args.convert), n, "number %d" % args.dump if args.dump
+                 else "the last complete one"))
     print("trace: %d events on %d CPUs, %d lost" % (len(tr.events), tr.cpus,
                                                     tr.lost))
     for w in tr.warnings:
@@ -503,6 +520,10 @@ def main(argv=None, prog=None):
                     help="do not run make; use the images in build/")
     ap.add_argument("--allow-truncated", action="store_true",
                     help="--convert: draw a trace that lacks 'trace end'")
+    ap.add_argument("--dump", type=int, metavar="N",
+                    help="--convert: draw the Nth dump of FILE (1-based; "
+                    "default: the last complete one), e.g. one of several "
+                    "`trace save`s in a console log")
     ap.add_argument("--realtime", action="store_true",
                     help="boot without -icount (make lab ICOUNT=0): real "
                     "time, warns when the host stalled the guest")
@@ -520,6 +541,8 @@ def main(argv=None, prog=None):
         ap.error("--cpus must be 1..64 (got %d)" % args.cpus)
     if not 1 <= args.repeat <= 20:
         ap.error("--repeat must be 1..20 (got %d)" % args.repeat)
+    if args.dump is not None and not args.convert:
+        ap.error("--dump goes with --convert")
     if args.repeat > 1 and (args.realtime or args.convert):
         ap.error("--repeat compares -icount runs: not with --realtime "
                  "or --convert")
