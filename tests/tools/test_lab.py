@@ -36,7 +36,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOOLS = os.path.join(HERE, "..", "..", "tools")
 sys.path.insert(0, TOOLS)
 from lab import ktrace, lab, perfetto, svgtimeline, validate  # noqa: E402
-from lab import htmltimeline  # noqa: E402
+from lab import htmltimeline, textpic  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 
@@ -677,6 +677,37 @@ class Html(unittest.TestCase):
         kinds = {t[0]: t[3] for t in d["tasks"]}
         self.assertEqual(kinds["scenario#3"], "other")
         self.assertEqual(kinds["idle/1#2"], "idle")
+
+
+class TextPicture(unittest.TestCase):
+    def test_one_cpu_with_donor_row(self):
+        m = model_of(SMP1)      # 45 ms: low 2, low for high 18, medium 25
+        rows = textpic.picture(m, 5000000)
+        self.assertEqual(rows, ["cpu0 |LLLLMMMMM|",
+                                "     |HHHH     | donor"])
+        self.assertEqual(textpic.legend(m), "H high, L low, M medium")
+
+    def test_shared_letters_and_the_runner(self):
+        m = ktrace.build_model(ktrace.parse_trace(EXTRA),
+                               {"low", "young", "dl"})
+        let = textpic.letters(m)
+        self.assertEqual((let["dl#6"], let["low#4"], let["young#5"],
+                          let["scenario#3"], let["idle/0#1"]),
+                         ("D", "L", "Y", ".", "."))
+        m.tasks.append("dx#9")
+        self.assertEqual(textpic.letters(m)["dx#9"], "X")
+
+    def test_step_parsing(self):
+        self.assertEqual(textpic.parse_step("0.5ms"), 500000)
+        self.assertEqual(textpic.parse_step("250us"), 250000)
+        for bad in ("", "5", "1 parsec", "0ms"):
+            with self.assertRaises(ValueError):
+                textpic.parse_step(bad)
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            with self.assertRaises(SystemExit):
+                lab.main(["--convert", "x.log", "--picture", "fast"])
+        self.assertIn("not a time step", err.getvalue())
 
 
 def find_browser():

@@ -55,7 +55,7 @@ import threading
 
 from kestrel import ROOT, boot, ktap, matrix, qemu
 
-from . import ktrace
+from . import ktrace, textpic
 from .convert import HTML_NAME, convert_all
 
 LOCKING_MODES = ("proxy", "inherit", "none")
@@ -288,6 +288,8 @@ class Outcome:
         self.files = []
         self.warnings = []      # the run may not be what the script says
         self.outdir = None
+        self.model = None       # for --picture
+        self.picture_ns = None
 
 
 def run_lab(args, scen):
@@ -380,6 +382,9 @@ def run_lab(args, scen):
         out.problems.append("trace: %s" % e)
         return out
     out.trace = tr
+    if getattr(args, "picture", None):
+        out.model = ktrace.build_model(tr, scen.tasks)
+        out.picture_ns = args.picture_ns
     out.files += [("Perfetto JSON", jpath), ("SVG timeline", spath),
                   ("HTML timeline", os.path.join(outdir, HTML_NAME))]
     if tr.cpus != cpus:
@@ -434,6 +439,13 @@ def repeat_runs(args, scen, first):
     return probs
 
 
+def print_picture(model, step):
+    print("picture, one character = %s (%s):" % (
+        textpic.fmt_step(step), textpic.legend(model)))
+    for row in textpic.picture(model, step):
+        print("    " + row)
+
+
 def print_summary(out):
     cases = out.cases
     n = {s: sum(1 for c in cases if c.status == s)
@@ -453,6 +465,8 @@ def print_summary(out):
             " (the oldest events were overwritten)" if tr.lost else ""))
         for w in tr.warnings:
             print("  warning: " + w)
+    if out.model is not None and out.picture_ns:
+        print_picture(out.model, out.picture_ns)
     for w in out.warnings:
         print("warning: " + w)
     for what, path in out.files:
@@ -488,6 +502,8 @@ def convert_main(args):
                                                     tr.lost))
     for w in tr.warnings:
         print("  warning: " + w)
+    if args.picture:
+        print_picture(ktrace.build_model(tr, tasks), args.picture_ns)
     print("Perfetto JSON: %s\nSVG timeline:  %s\nHTML timeline: %s"
           % (rel(jpath), rel(spath), rel(os.path.join(outdir, HTML_NAME))))
     for p in probs:
@@ -524,6 +540,9 @@ def main(argv=None, prog=None):
                     help="--convert: draw the Nth dump of FILE (1-based; "
                     "default: the last complete one), e.g. one of several "
                     "`trace save`s in a console log")
+    ap.add_argument("--picture", metavar="STEP",
+                    help="also print the timeline as text, one character "
+                    "per STEP (e.g. 1ms, 250us): the lab pages' pictures")
     ap.add_argument("--realtime", action="store_true",
                     help="boot without -icount (make lab ICOUNT=0): real "
                     "time, warns when the host stalled the guest")
@@ -541,6 +560,11 @@ def main(argv=None, prog=None):
         ap.error("--cpus must be 1..64 (got %d)" % args.cpus)
     if not 1 <= args.repeat <= 20:
         ap.error("--repeat must be 1..20 (got %d)" % args.repeat)
+    if args.picture:
+        try:
+            args.picture_ns = textpic.parse_step(args.picture)
+        except ValueError as e:
+            ap.error("--picture: %s" % e)
     if args.dump is not None and not args.convert:
         ap.error("--dump goes with --convert")
     if args.repeat > 1 and (args.realtime or args.convert):
