@@ -412,6 +412,25 @@ def first_difference(a, b):
     return None
 
 
+def timing_only(a, b):
+    """If traces @a and @b hold the same events in the same order and
+    differ only in their timestamps: the largest difference (ns), else
+    None."""
+    la, lb = a.split("\n"), b.split("\n")
+    if len(la) != len(lb):
+        return None
+    worst = 0
+    for x, y in zip(la, lb):
+        if x == y:
+            continue
+        tx, _, rx = x.partition(" ")
+        ty, _, ry = y.partition(" ")
+        if rx != ry or not tx.isdigit() or not ty.isdigit():
+            return None
+        worst = max(worst, abs(int(tx) - int(ty)))
+    return worst
+
+
 def repeat_runs(args, scen, first):
     """Runs 2..N of --repeat, each into outdir/runK; every trace.txt must
     be the first run's, byte for byte.  Returns the problems."""
@@ -429,10 +448,13 @@ def repeat_runs(args, scen, first):
         got = read_text(os.path.join(sub.out, "trace.txt"))
         diff = first_difference(want, got or "")
         if diff:
+            dt = timing_only(want, got or "")
+            how = ("the same events in the same order, timestamps up to "
+                   "%d ns apart; first " % dt) if dt is not None else ""
             probs.append("--repeat: run %d's trace differs from run 1's "
-                         "(%s vs %s), %s" % (k, rel(os.path.join(
+                         "(%s vs %s): %s%s" % (k, rel(os.path.join(
                              sub.out, "trace.txt")), rel(os.path.join(
-                                 base, "trace.txt")), diff))
+                                 base, "trace.txt")), how, diff))
         else:
             print("repeat: run %d gave the same trace (%d lines)"
                   % (k, want.count("\n")))
