@@ -5,8 +5,9 @@ The page holds the model as JSON (<script type="application/json"
 id="trace-data">) and the viewer, a small script written for it (no
 library, nothing fetched: it opens from a file without a network).
 One lane per CPU as in the SVG (same colours, hatching for proxy
-execution, mutex waits below, marks, throttle/replenish, deadline
-misses in red), drawn by the script into an <svg> for the current view:
+execution, mutex waits below, marks with their text, throttle and
+replenish, deadline misses in red, a short legend), drawn by the script
+into an <svg> for the current view:
 
   wheel / + - buttons / + - keys     zoom (around the pointer)
   drag / arrow keys                  pan
@@ -128,8 +129,9 @@ D.waits.forEach(function (w) {
   if (waitTasks.indexOf(w[0]) < 0) waitTasks.push(w[0]);
 });
 var lanesBottom = TOP + D.cpus * (LANE_H + GAP);
-var H = lanesBottom + 34 + (waitTasks.length ? 18 + waitTasks.length *
-                                                WAIT_ROW : 0) + 8;
+var legendTop = lanesBottom + 34 + (waitTasks.length ? 18 +
+                                    waitTasks.length * WAIT_ROW : 0) + 8;
+var H = legendTop + 24;
 svg.setAttribute("width", W);
 svg.setAttribute("height", H);
 svg.setAttribute("viewBox", "0 0 " + W + " " + H);
@@ -257,6 +259,7 @@ function render() {
     if (p[0] === "mark") {
       el("path", { d: "M" + x + "," + (y - 4) + " l4,4 l-4,4 l-4,-4 z",
                    fill: "#222" }, g);
+      el("text", { x: x + 5, y: y - 3, "font-size": 10 }, g, p[3]);
     } else if (p[0] === "dl_miss") {
       el("line", { x1: x, y1: y, x2: x, y2: y + LANE_H, stroke: MISS,
                    "stroke-width": 2 }, g);
@@ -303,6 +306,20 @@ function render() {
                  fill: task(w[0])[2], "fill-opacity": 0.7, stroke: "#333",
                  "stroke-width": 0.5 }, g);
   });
+  // Legend: the tasks' colours (the SVG file has the full legend).
+  var lx = LEFT, lg = el("g", { "class": "legend" }, svg);
+  D.tasks.forEach(function (t) {
+    if (t[3] === "idle") return;
+    el("rect", { x: lx, y: legendTop, width: 14, height: 12, fill: t[2],
+                 stroke: "#888", "stroke-width": 0.5 }, lg);
+    var label = t[1] + (t[3] === "other" ? " (not the scenario's)" : "");
+    el("text", { x: lx + 18, y: legendTop + 10, "font-size": 11 }, lg,
+       label);
+    lx += 30 + label.length * 6.5;
+  });
+  el("text", { x: lx, y: legendTop + 10, "font-size": 11 }, lg,
+     "hatched: runs for the donor (band); red: deadline miss; " +
+     "brown/green triangles: throttle/replenish; diamonds: marks");
   viewLabel.textContent = "showing " + fmt(view.t0) + " .. " + fmt(view.t1) +
     " of " + fmt(D.span);
 }
