@@ -12,8 +12,9 @@
 #   DEBUG=1 (with any of the above)  -Og build with the debug-only checks
 #                                    (KESTREL_DEBUG), in build/debug/
 #   make lab SCENARIO=file [ARCH=...] [CPUS=n] [LOCKING=proxy|inherit|none]
-#                                    run a scenario, draw its trace
-#                                    (build/lab/: JSON for Perfetto, SVG)
+#            [ICOUNT=0]              run a scenario, draw its trace
+#                                    (build/lab/: JSON for Perfetto, SVG,
+#                                    HTML); under -icount unless ICOUNT=0
 #   make handout LAB=n [OUT=dir]     the student tree of programming lab n
 #   make grade LAB=n                 grade programming lab n on this tree
 #                                    (docs/labs/README.md)
@@ -123,7 +124,7 @@ $(KERNEL): $(OBJS) $(LINKER_SCRIPT)
 PACKAGES := make gcc binutils python3 qemu-system-x86 qemu-system-misc \
 	gcc-riscv64-unknown-elf binutils-riscv64-unknown-elf grub-pc-bin \
 	grub-efi-amd64-bin grub-common xorriso mtools opensbi u-boot-qemu u-boot-tools \
-	gdb-multiarch
+	gdb-multiarch chromium
 deps:
 	@sh tools/install-deps.sh $(PACKAGES)
 
@@ -142,13 +143,16 @@ run: deps images
 debug: deps images
 	@python3 tools/runner.py run $(RUN_ARGS) --gdb
 
+# test_lab.py runs after the images are built: besides its host tests
+# it boots one lab twice under -icount (the same trace both times) and
+# opens the HTML timeline in headless chromium (skipped without one).
 test: deps
 	python3 tests/tools/test_runner.py
-	python3 tests/tools/test_lab.py
 	python3 tests/tools/test_grade.py
 	$(MAKE) --no-print-directory -C tests/host test
 	@for a in $(TEST_ARCHES); do $(MAKE) --no-print-directory ARCH=$$a images || exit 1; \
 		[ "$(DEBUG)" = 1 ] || $(MAKE) --no-print-directory ARCH=$$a DEBUG=1 images || exit 1; done
+	python3 tests/tools/test_lab.py
 	KESTREL_TEST_ARCHES="$(TEST_ARCHES)" python3 tests/tools/test_gdb.py
 	KESTREL_TEST_ARCHES="$(TEST_ARCHES)" python3 tests/tools/test_shell.py
 	$(if $(SUITES)$(filter 1,$(DEBUG))$(filter command line environment,$(origin CPUS)),, \
@@ -174,7 +178,7 @@ lab: deps
 		exit 2; fi
 	python3 tools/runner.py lab "$(SCENARIO)" --arch $(ARCH) \
 		$(if $(filter command line environment,$(origin CPUS)),--cpus $(CPUS)) \
-		$(if $(LOCKING),--locking $(LOCKING))
+		$(if $(LOCKING),--locking $(LOCKING)) $(if $(filter 0,$(ICOUNT)),--realtime)
 
 # Programming labs (docs/labs/README.md): the student tree of lab n, and
 # its grade on this tree (both arches; exit status 0 only with full marks).

@@ -367,6 +367,8 @@ static int cmd_trace(int argc, char **argv)
 	}
 	if (argc == 1)
 		return trace_dump() ? -1 : 0;
+	if (strcmp(argv[1], "save") == 0)	/* trace.h: dump, then clear */
+		return trace_save() ? -1 : 0;
 	if (strcmp(argv[1], "clear") == 0) {
 		trace_reset();
 	} else if (strcmp(argv[1], "on") == 0 || strcmp(argv[1], "off") == 0) {
@@ -510,7 +512,7 @@ static const struct command commands[] = {
 	  cmd_profile },
 	{ "locking", "[mode]", "mutex locking mode: proxy, inherit or none",
 	  cmd_locking },
-	{ "trace", "[clear|on|off]",
+	{ "trace", "[clear|on|off|save]",
 	  "scheduler trace: dump, forget, stop, start", cmd_trace },
 	{ "scenario", "[&]", "read a scenario script up to 'end scenario', run it",
 	  cmd_scenario },
@@ -591,7 +593,7 @@ static int shell_getc(const char *prompt, const char *buf, size_t len)
 			console_write(prompt, strlen(prompt));
 			console_write(buf, len);
 		}
-		sleep_ns(SHELL_POLL_NS);
+		sleep_ns_untraced(SHELL_POLL_NS);
 	}
 	return ch;
 }

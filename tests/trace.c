@@ -133,8 +133,8 @@ static void run_sequence(struct ktest *t, enum locking_mode mode)
 	static struct seq q;
 	struct sched_attr fifo = { .policy = SCHED_FIFO, .rt_priority = 50 };
 	enum locking_mode saved = locking_mode;
-	char lines[11][160], hi[32], lo[32];
-	const char *want[12];
+	char lines[13][160], hi[32], lo[32];
+	const char *want[14];
 	struct task *l, *h;
 	int cpu = test_cpu(), n = 0, hid, lid;
 
@@ -177,11 +177,15 @@ static void run_sequence(struct ktest *t, enum locking_mode mode)
 	} else {
 		/* hi sleeps; lo runs with its own (inherited) context; the
 		 * lock is handed to hi, the most important (RT) waiter. */
+		LINE("attr task=%s class=rt prio=%d was=fair/0 why=boost", lo,
+		     fifo.rt_priority);
 		LINE("switch prev=%s next=%s donor=%s state=blocked", hi, lo,
 		     lo);
 		LINE("release task=%s mutex=trace-m wake=%s", lo, hi);
 		LINE("handoff from=%s to=%s mutex=trace-m", lo, hi);
 		LINE("wakeup task=%s cpu=%d", hi, cpu);
+		LINE("attr task=%s class=fair prio=0 was=rt/%d why=unboost",
+		     lo, fifo.rt_priority);
 		LINE("switch prev=%s next=%s donor=%s state=run", lo, hi, hi);
 		LINE("acquire task=%s mutex=trace-m how=handoff", hi);
 	}
@@ -850,6 +854,39 @@ static void reset_forgets(struct ktest *t)
 	KEXPECT_EQ(t, count_events("text=after reset", -1), 1);
 }
 
+/* A task sleeping with sleep_ns_untraced() (the shell's console poll)
+ * leaves no wakeup and no switch into it; the same task sleeping with
+ * sleep_ns() leaves both. */
+static void poll_untraced(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 20; i++)
+		sleep_ns_untraced(200 * NSEC_PER_USEC);
+	trace_mark("polled");
+	for (int i = 0; i < 3; i++)
+		sleep_ns(200 * NSEC_PER_USEC);
+}
+
+static void untraced_sleeps_leave_no_events(struct ktest *t)
+{
+	char wake[48], into[48];
+	struct task *p;
+	int tid;
+
+	trace_reset();
+	p = spawn_on(t, "trace-poll", poll_untraced, NULL, test_cpu(), NULL);
+	KASSERT(t, p != NULL);
+	tid = p->tid;
+	thread_join(p);
+	snprintf(wake, sizeof(wake), "wakeup task=trace-poll#%d ", tid);
+	snprintf(into, sizeof(into), " next=trace-poll#%d ", tid);
+	KEXPECT_EQ(t, count_events("text=polled", -1), 1);
+	/* The first (its creation) and the three traced sleeps. */
+	KEXPECT_EQ(t, count_events(wake, -1), 4);
+	KEXPECT(t, count_events(into, -1) <= 5);
+	KEXPECT(t, count_events(into, -1) >= 4);
+}
+
 static struct ktest_case trace_cases[] = {
 	KTEST_CASE(sequence_proxy),
 	KTEST_CASE(sequence_inherit),
@@ -863,6 +900,7 @@ static struct ktest_case trace_cases[] = {
 	KTEST_CASE(off_records_nothing),
 	KTEST_CASE(off_waits_for_events_in_progress),
 	KTEST_CASE(reset_forgets),
+	KTEST_CASE(untraced_sleeps_leave_no_events),
 	{ 0 },
 };
 KTEST_SUITE(trace, trace_cases);

@@ -159,6 +159,10 @@ struct task {
 	int exit_code;
 	struct task *joiner;		/* task sleeping in thread_join */
 	bool detached;			/* freed at exit instead of joined */
+	bool untraced;			/* its own wakeups and switches are
+					   not recorded (trace.h,
+					   sleep_ns_untraced()); set by the
+					   task itself */
 	unsigned ktest_id;		/* the test case it belongs to: set
 					   for a case's thread, inherited by
 					   every task created by a tagged one

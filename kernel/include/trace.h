@@ -2,7 +2,8 @@
  * trace.h - the scheduler trace: per-CPU lock-free rings of events
  * (switch, wakeup, migrate, mutex block/acquire/release/handoff, proxy
  * pick, deadline throttle/replenish/miss, scenario marks), dumped over
- * the console in the text format of docs/trace.md.
+ * the console in the text format of docs/trace.md; class and priority
+ * changes (set, inheritance's boost and unboost).
  *
  * Recording (kernel/trace/trace.c): each CPU writes only its own ring, with
  * interrupts off around one event (or, for the mutex fast paths, in a
@@ -75,6 +76,25 @@ void trace_freeze(void);
  * the dump prints from cannot be allocated. */
 int trace_dump(void);
 
+/* `trace save`: trace_dump(), then trace_reset() if the dump was
+ * printed, so that each save holds what came after the one before (the
+ * host reads a saved dump back from a console log: docs/trace.md,
+ * "Saving the trace").  Task context; 0 or trace_dump()'s error. */
+int trace_save(void);
+
+/*
+ * sleep_ns(@ns) without a trace of it: the calling task's wakeup and its
+ * switches in and out are not recorded while it sleeps here (a polling
+ * loop, the shell's: 3 events every 10 ms filled the ring with nothing).
+ * Task context.  A switch out of it to another task than the one the
+ * trace last showed running on that CPU is recorded (prev= names it), so
+ * the picture stays right; its own time on the CPU around the sleep is
+ * drawn as whatever ran before it.  Switches made by yield() are
+ * recorded as usual (the yield path does not look: it is the switch the
+ * benchmarks time).
+ */
+void sleep_ns_untraced(uint64_t ns);
+
 /* ---- Events ------------------------------------------------------------ */
 
 enum trace_type {
@@ -92,6 +112,7 @@ enum trace_type {
 	TRACE_DL_MISS,
 	TRACE_MARK,
 	TRACE_GIVEUP,		/* a waiter left without the mutex */
+	TRACE_ATTR,		/* class or priority set, boosted, unboosted */
 	TRACE_CONT,		/* more payload of the record before it */
 	TRACE_NR_TYPES
 };
@@ -101,12 +122,17 @@ enum { TRACE_MIG_WAKE, TRACE_MIG_BALANCE, TRACE_MIG_PUSH, TRACE_MIG_PULL,
        TRACE_MIG_CHAIN, TRACE_MIG_AFFINITY };
 /* acquire how= */
 enum { TRACE_ACQ_FAST, TRACE_ACQ_SPIN, TRACE_ACQ_WAIT, TRACE_ACQ_HANDOFF };
+/* attr why=: sched_setattr(), inherit mode's boost and its end, and the
+ * state of every task when the trace was reset (trace_reset()). */
+enum { TRACE_ATTR_SET, TRACE_ATTR_BOOST, TRACE_ATTR_UNBOOST, TRACE_ATTR_NOW };
 
 /* Recording is on: the hooks' one branch. */
 extern bool trace_enabled;
 #define trace_on() __builtin_expect(READ_ONCE(trace_enabled), 1)
 
 void __trace_switch(struct task *prev, struct task *next, struct task *donor);
+void __trace_switch_untraced(struct task *prev, struct task *next,
+			     struct task *donor);
 void __trace_wakeup(struct task *p, int cpu);
 void __trace_migrate(struct task *p, int from, int to, int why);
 void __trace_migrate_chain(struct task *const *t, unsigned n, int from,
@@ -120,6 +146,8 @@ void __trace_mutex_giveup(struct task *p, struct mutex *m, int err);
 void __trace_dl_throttle(struct task *p);
 void __trace_dl_replenish(struct task *p, uint64_t deadline);
 void __trace_dl_miss(struct task *p, uint64_t deadline);
+void __trace_sched_attr(struct task *p, int why, const char *old_class,
+			int old_prio);
 
 /*
  * __schedule, rq->lock held (interrupts off: the record relies on it and
@@ -270,6 +298,20 @@ static inline void trace_dl_miss(struct task *p, uint64_t deadline)
 {
 	if (trace_on())
 		__trace_dl_miss(p, deadline);
+}
+
+/*
+ * @p's class or effective priority was just changed (sched_change(): rq
+ * and pi locks held) from @old_class (its sched_class's name, a string
+ * literal) and kernel @old_prio (task->prio's scale) to what p has now;
+ * @why is TRACE_ATTR_*.  Printed with the priority a user gives (RT
+ * 1..99, fair nice, deadline 0): docs/trace.md, `attr`.
+ */
+static inline void trace_sched_attr(struct task *p, int why,
+				    const char *old_class, int old_prio)
+{
+	if (trace_on())
+		__trace_sched_attr(p, why, old_class, old_prio);
 }
 
 /* ---- Reading (the dump and the tests) --------------------------------- */

@@ -25,7 +25,8 @@
 
 
 /* What a TRACE_CONT record holds (its arg) besides text of a mark. */
-enum { TRACE_EL_TASK, TRACE_EL_MPTR, TRACE_EL_MNAME, TRACE_EL_U64 };
+enum { TRACE_EL_TASK, TRACE_EL_MPTR, TRACE_EL_MNAME, TRACE_EL_U64,
+       TRACE_EL_ATTR };	/* attr's old class name pointer and prio */
 
 /* A task is its tid, or TRACE_NO_TID (none). */
 #define TRACE_NO_TID (-1)
@@ -217,14 +218,20 @@ static inline __attribute__((always_inline)) struct trace_cpu *trace_this_cpu(vo
  * __schedule(), rq->lock held, after the pick, on a switch to @next
  * (not @prev) with @donor's context, @proxied when donor != next: the
  * record of trace_switch() (trace.h), inline for the common case.
+ * @untraced_check (a constant: false in yield()'s copy of __schedule,
+ * whose switch the benchmarks time) looks for a task that sleeps
+ * untraced (sleep_ns_untraced()) at either end.
  */
 static inline __attribute__((always_inline)) void
 trace_switch_to(struct task *prev, struct task *next, struct task *donor,
-		bool proxied)
+		bool proxied, bool untraced_check)
 {
 	if (!trace_on())
 		return;
-	if (__builtin_expect(proxied, 0))
+	if (untraced_check &&
+	    __builtin_expect(prev->untraced | next->untraced, 0))
+		__trace_switch_untraced(prev, next, donor);
+	else if (__builtin_expect(proxied, 0))
 		__trace_switch(prev, next, donor);	/* a proxy's chain first */
 	else
 		trace_record_switch(trace_this_cpu(), prev, next);

@@ -559,7 +559,7 @@ picked:
 		spin_unlock_raw(&rq->lock);
 		return;
 	}
-	trace_switch_to(prev, next, donor, proxied);
+	trace_switch_to(prev, next, donor, proxied, mode != SM_YIELD);
 	rq->curr = c->curr = next;
 	next->on_cpu = 1;
 	next->exec_start_ns = rq->clock_ns;

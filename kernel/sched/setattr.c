@@ -65,12 +65,15 @@ static void set_params(struct task *p, const struct sched_attr *attr)
 	p->sched_class = policy_class(attr->policy);
 }
 
+static void setattr_change(struct task *p, const void *arg);
+
 void sched_change(struct task *p, void (*change)(struct task *p, const void *arg),
 		  const void *arg)
 {
 	const struct sched_class *prev_class;
 	unsigned long flags;
 	bool queued, running;
+	int prev_prio;
 	struct rq *rq;
 
 	flags = spin_lock(&p->pi_lock);
@@ -81,6 +84,7 @@ void sched_change(struct task *p, void (*change)(struct task *p, const void *arg
 	if (running)
 		update_curr(rq);
 	prev_class = p->sched_class;
+	prev_prio = p->prio;
 	if (queued && prev_class->requeue_prio) {
 		/* In place (RT): most changes keep the class (inherit's boost
 		 * and deboost), and a requeue costs a third of a dequeue and
@@ -126,6 +130,11 @@ void sched_change(struct task *p, void (*change)(struct task *p, const void *arg
 	if (queued && !(!running && prev_class == &rt_sched_class &&
 			p->sched_class == &rt_sched_class))
 		resched_curr(rq);
+	/* Only two callers: sched_setattr(), and inherit.c's, which lends
+	 * (boost) or takes back (unboost) a context through p->pi_donor. */
+	trace_sched_attr(p, change == setattr_change ? TRACE_ATTR_SET :
+			 READ_ONCE(p->pi_donor) ? TRACE_ATTR_BOOST :
+			 TRACE_ATTR_UNBOOST, prev_class->name, prev_prio);
 	spin_unlock_raw(&rq->lock);
 	spin_unlock(&p->pi_lock, flags);
 }

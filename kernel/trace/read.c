@@ -296,7 +296,7 @@ static const char *const type_names[TRACE_NR_TYPES] = {
 	[TRACE_HANDOFF] = "handoff", [TRACE_PROXY] = "proxy",
 	[TRACE_THROTTLE] = "throttle", [TRACE_REPLENISH] = "replenish",
 	[TRACE_DL_MISS] = "dl_miss", [TRACE_MARK] = "mark",
-	[TRACE_GIVEUP] = "giveup",
+	[TRACE_GIVEUP] = "giveup", [TRACE_ATTR] = "attr",
 };
 
 static const char *pick(const char *const *names, unsigned n, unsigned i)
@@ -308,6 +308,45 @@ static const char *const state_names[] = { "run", "sleep", "blocked", "dead" };
 static const char *const why_names[] = {
 	"wake", "balance", "push", "pull", "chain", "affinity" };
 static const char *const how_names[] = { "fast", "spin", "wait", "handoff" };
+static const char *const attr_why_names[] = {
+	"setattr", "boost", "unboost", "now" };
+
+/* A class name kept as a pointer (checked to be in rodata again) and its
+ * kernel priority as a user gives it: RT 1..99, fair the nice value,
+ * deadline 0 (EDF has no priority); other classes as they are. */
+static void put_class_prio(struct line *l, const char *cls, int32_t prio,
+			   const char *sep)
+{
+	if (!cls || cls < __rodata_start || cls >= __rodata_end)
+		cls = "?";
+	put_name(l, cls, __rodata_end - cls);
+	if (!strcmp(cls, "rt"))
+		prio = MAX_RT_PRIO - 1 - prio;
+	else if (!strcmp(cls, "fair"))
+		prio -= NICE_TO_PRIO(0);
+	else if (!strcmp(cls, "deadline"))
+		prio = 0;
+	put_f(l, "%s%d", sep, prio);
+}
+
+/* attr: the new class and prio in the head, the old in @c. */
+static void format_attr(struct line *l, const struct trace_snapshot *s,
+			const struct trace_rec *r, const struct trace_rec *c)
+{
+	const char *old_cls;
+	int32_t old_prio;
+
+	__builtin_memcpy(&old_cls, c->text, sizeof(old_cls));
+	__builtin_memcpy(&old_prio, c->text + 8, sizeof(old_prio));
+	put_task(l, s, " task=", r->tv.tid);
+	put_s(l, " class=");
+	put_class_prio(l, (const char *)(uintptr_t)r->tv.v64,
+		       (int32_t)r->tv.v32, " prio=");
+	put_s(l, " was=");
+	put_class_prio(l, old_cls, old_prio, "/");
+	put_f(l, " why=%s", pick(attr_why_names, ARRAY_SIZE(attr_why_names),
+				  r->arg));
+}
 
 /* Continuations: one element each, donor first, the task that runs
  * last; arg2: hops were cut before that one. */
@@ -411,6 +450,9 @@ static void format_event(struct line *l, const struct trace_snapshot *s,
 	case TRACE_MARK:
 		format_mark(l, s, r);
 		break;
+	case TRACE_ATTR:
+		format_attr(l, s, r, cont);
+		break;
 	case TRACE_GIVEUP:
 		put_task(l, s, " task=", r->tm.tid[0]);
 		put_mutex(l, " mutex=", mname, cont);
@@ -504,4 +546,13 @@ int trace_dump(void)
 	trace_snapshot_free(s);
 	mutex_unlock(&trace_dump_lock);
 	return 0;
+}
+
+int trace_save(void)
+{
+	int err = trace_dump();
+
+	if (!err)
+		trace_reset();
+	return err;
 }

@@ -136,6 +136,8 @@ void trace_task_named(const struct task *t)
 	arch_irq_restore(flags);
 }
 
+static void note_attr_now(struct task *t, void *arg);
+
 /* Task context.  Each CPU's trace starts at its head now: an event in
  * progress there is after the reset (trace/ring.h, Reset). */
 void trace_reset(void)
@@ -150,6 +152,10 @@ void trace_reset(void)
 		WRITE_ONCE(tc->start_conts, conts);
 	}
 	spin_unlock(&trace_reset_lock, flags);
+	/* A trace that starts now says each task's class and priority
+	 * (attr why=now): the tasks of a scenario got theirs before. */
+	if (trace_on())
+		for_each_task(note_attr_now, NULL);
 }
 
 void trace_cpu_start(struct trace_cpu *tc, uint64_t *start,
@@ -443,6 +449,48 @@ void __trace_switch(struct task *prev, struct task *next, struct task *donor)
 	trace_record_switch(trace_this_cpu(), prev, next);
 }
 
+/* The next of this CPU's last switch record since the reset, within the
+ * last 64 records, or TRACE_NO_TID.  Interrupts off: the ring is ours. */
+static int32_t last_switch_next(struct trace_cpu *tc)
+{
+	uint64_t start = READ_ONCE(tc->start);
+
+	for (uint64_t pos = tc->head, n = 0; pos != start && n < 64; n++) {
+		const struct trace_rec *r = &tc->ring[--pos & TRACE_RING_MASK];
+
+		if (r->type == TRACE_SWITCH)
+			return r->tid[1];
+	}
+	return TRACE_NO_TID;
+}
+
+/*
+ * __schedule (rq->lock held, interrupts off), a switch with a task that
+ * sleeps untraced at one end (sleep_ns_untraced()).  Into it: nothing
+ * (unless it runs for another task).  Out of it: nothing if @next is the
+ * task this CPU's trace last showed running (the picture continues it),
+ * else the switch as usual.
+ */
+void __trace_switch_untraced(struct task *prev, struct task *next,
+			     struct task *donor)
+{
+	if (next->untraced && donor == next)
+		return;
+	if (!next->untraced && prev->untraced && donor == next &&
+	    last_switch_next(trace_this_cpu()) == next->tid)
+		return;
+	__trace_switch(prev, next, donor);
+}
+
+void sleep_ns_untraced(uint64_t ns)
+{
+	struct task *self = current();
+
+	WRITE_ONCE(self->untraced, true);
+	sleep_ns(ns);
+	WRITE_ONCE(self->untraced, false);
+}
+
 void __trace_proxy_hop(struct task *donor, struct task *p, struct mutex *m)
 {
 	unsigned long flags = arch_irq_save();
@@ -480,6 +528,8 @@ static __always_inline void record_tv(int type, int arg, struct task *p,
 
 void __trace_wakeup(struct task *p, int cpu)
 {
+	if (__builtin_expect(READ_ONCE(p->untraced), 0))
+		return;		/* sleep_ns_untraced() */
 	record_tv(TRACE_WAKEUP, 0, p, cpu, 0);
 }
 
@@ -522,6 +572,41 @@ void __trace_dl_miss(struct task *p, uint64_t deadline)
 	r->u64 = now > deadline ? now - deadline : 0;
 	rec_publish(&w);
 	trace_stop(&w);
+}
+
+/* The class name and kernel priority of both ends in two records: the
+ * head has the new ones, a continuation the old (TRACE_EL_ATTR). */
+void __trace_sched_attr(struct task *p, int why, const char *old_class,
+			int old_prio)
+{
+	struct trace_rec *r;
+	struct trace_w w;
+	int32_t prio = old_prio;
+
+	trace_start(&w);
+	r = rec_open(&w, TRACE_ATTR, 2, why);
+	r->tv.tid = tid_of(p);
+	r->tv.v32 = (uint32_t)p->prio;
+	r->tv.v64 = (uintptr_t)task_class_name(p);
+	r = rec_cont(&w, 1);
+	r->hdr = trace_hdr(TRACE_CONT, 0, TRACE_EL_ATTR);
+	__builtin_memcpy(r->text, &old_class, sizeof(old_class));
+	__builtin_memcpy(r->text + 8, &prio, sizeof(prio));
+	rec_publish(&w);
+	trace_stop(&w);
+}
+
+/* for_each_task() callback of trace_reset(): where every task stands as
+ * the trace starts (the per-CPU idle and stopper tasks say nothing). */
+static void note_attr_now(struct task *t, void *arg)
+{
+	const char *cls = task_class_name(t);
+
+	(void)arg;
+	if (t->state == TASK_DEAD || !strcmp(cls, "idle") ||
+	    !strcmp(cls, "stop"))
+		return;
+	__trace_sched_attr(t, TRACE_ATTR_NOW, cls, READ_ONCE(t->prio));
 }
 
 /* record_ttm() for a name outside rodata (or none, "?"): NULL in the

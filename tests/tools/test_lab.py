@@ -1,7 +1,14 @@
 #!/usr/bin/env python3
-"""test_lab.py - host tests of the lab tools (no QEMU, a few seconds).
+"""test_lab.py - tests of the lab tools.
 
     python3 tests/tools/test_lab.py
+
+Host tests (no QEMU, a few seconds), and two that need more: Browser
+opens the HTML timeline in headless chromium (skipped, with a line on
+stderr, when none is installed), LiveRepeat boots lab3 twice under
+-icount with the kernel image in build/ (skipped without one) and
+checks that both traces are the same.  `make test` runs this file after
+it has built the images.
 
 The fixtures in tests/tools/fixtures/ are hand-written traces in the format
 of docs/trace.md: smp4-proxy.log is a whole console log (KTAP, then the
@@ -29,6 +36,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOOLS = os.path.join(HERE, "..", "..", "tools")
 sys.path.insert(0, TOOLS)
 from lab import ktrace, lab, perfetto, svgtimeline, validate  # noqa: E402
+from lab import htmltimeline, textpic  # noqa: E402
+
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 
 
 def fixture(name):
@@ -521,6 +531,292 @@ class Synthetic(unittest.TestCase):
         self.assertLessEqual(int(root.get("height")), 1000)
 
 
+# A trace with what the fixtures lack: class/priority changes (attr),
+# a deadline task throttled and replenished, a ww waiter that gives up,
+# the scenario runner's own task, and a CPU whose first event is not a
+# switch although nothing was lost (a reset while it ran).
+EXTRA = """trace begin cpus=2 events=17 lost=0
+1000 1 wakeup task=young#5 cpu=1
+2000 0 switch prev=scenario#3 next=low#4 donor=low#4 state=sleep
+3000 0 attr task=low#4 class=fair prio=0 was=fair/0 why=setattr
+4000 1 switch prev=idle/1#2 next=young#5 donor=young#5 state=run
+5000 1 block task=young#5 mutex=a owner=low#4
+6000 0 attr task=low#4 class=rt prio=50 was=fair/0 why=boost
+7000 1 switch prev=young#5 next=dl#6 donor=dl#6 state=blocked
+8000 1 giveup task=young#5 mutex=a why=backoff
+9000 1 throttle task=dl#6
+10000 1 switch prev=dl#6 next=idle/1#2 donor=idle/1#2 state=run
+11000 0 attr task=low#4 class=fair prio=0 was=rt/50 why=unboost
+12000 1 replenish task=dl#6 deadline=40000
+13000 1 switch prev=idle/1#2 next=dl#6 donor=dl#6 state=run
+14000 1 dl_miss task=dl#6 deadline=13500 late=500
+15000 0 switch prev=low#4 next=scenario#3 donor=scenario#3 state=dead
+16000 1 mark task=dl#6 text=done
+17000 0 switch prev=scenario#3 next=idle/0#1 donor=idle/0#1 state=sleep
+trace end
+"""
+
+
+class Complete(unittest.TestCase):
+    """Class and priority, throttle/replenish, giveup, the runner's
+    task, inferred slices without lost events."""
+
+    def setUp(self):
+        self.m = ktrace.build_model(ktrace.parse_trace(EXTRA),
+                                    {"low", "young", "dl"})
+
+    def test_parsed_without_warnings(self):
+        self.assertEqual(ktrace.parse_trace(EXTRA).warnings, [])
+
+    def test_slices_carry_class_and_prio_split_at_changes(self):
+        low = [(s.start, s.end, s.cls, s.prio) for s in self.m.slices[0]
+               if s.task == "low#4"]
+        self.assertEqual(low, [(2000, 3000, None, None),
+                               (3000, 6000, "fair", "0"),
+                               (6000, 11000, "rt", "50"),
+                               (11000, 15000, "fair", "0")])
+
+    def test_json_args_have_class_prio(self):
+        evs = json.loads(perfetto.to_json(self.m))["traceEvents"]
+        boosted = [e for e in evs if e["ph"] == "X" and e["ts"] == 5.0
+                   and e["tid"] == 1]
+        self.assertEqual((boosted[0]["args"]["class"],
+                          boosted[0]["args"]["prio"]), ("rt", "50"))
+        names = [e["name"] for e in evs if e.get("cat") == "attr"]
+        self.assertIn("boost low: fair/0 -> rt/50", names)
+        self.assertIn("giveup a young (backoff)",
+                      [e["name"] for e in evs if e.get("cat") == "giveup"])
+
+    def test_giveup_ends_the_wait(self):
+        (w,) = self.m.waits
+        self.assertEqual((w.start, w.end, w.how, w.gaveup),
+                         (5000, 8000, None, "backoff"))
+        evs = json.loads(perfetto.to_json(self.m))["traceEvents"]
+        wait = [e for e in evs if e.get("cat") == "wait"][0]
+        self.assertEqual(wait["args"]["how"], "gave up (backoff)")
+
+    def test_svg_marks_budget_giveup_and_tooltips(self):
+        svg = svgtimeline.to_svg(self.m)
+        root = ET.fromstring(svg)
+        g = [x.get("class") for x in
+             root.iter("{http://www.w3.org/2000/svg}g")]
+        self.assertEqual((g.count("throttle"), g.count("replenish"),
+                          g.count("dl_miss")), (1, 1, 1))
+        self.assertEqual(len([p for p in root.iter(
+            "{http://www.w3.org/2000/svg}path")
+            if p.get("class") == "giveup"]), 1)
+        titles = ["".join(t.itertext()) for t in
+                  root.iter("{http://www.w3.org/2000/svg}title")]
+        self.assertTrue(any("class rt prio 50" in t for t in titles), titles)
+        legend = " ".join(titles + ["".join(t.itertext()) for t in
+                                    root.iter("{http://www.w3.org/2000/svg}"
+                                              "text")])
+        self.assertIn("throttled (budget used up)", legend)
+        self.assertIn("wait given up", legend)
+
+    def test_red_only_for_deadline_misses(self):
+        def reddish(c):
+            r, g, b = (int(c[i:i + 2], 16) for i in (1, 3, 5))
+            return r > 180 and g < 130 and b < 130 or \
+                r > 220 and g < 170 and b > 140    # red, pink
+        self.assertEqual([c for c in svgtimeline.PALETTE if reddish(c)], [])
+        svg = svgtimeline.to_svg(self.m)
+        self.assertEqual(svg.count(svgtimeline.MISS), 3)  # miss + legend
+
+    def test_runner_task_is_not_a_scenario_task(self):
+        self.assertEqual(self.m.others, {"scenario#3"})
+        col = svgtimeline.task_colours(self.m)
+        self.assertEqual(col["scenario#3"], svgtimeline.OTHER)
+        self.assertNotIn("scenario#3", svgtimeline.busy_tasks(self.m))
+        # Without the script's names every task is drawn as a task.
+        m = model_of(EXTRA)
+        self.assertEqual(m.others, set())
+
+    def test_no_lost_outline_when_nothing_was_lost(self):
+        first = self.m.slices[1][0]
+        self.assertTrue(first.inferred)         # young ran since before
+        svg = svgtimeline.to_svg(self.m)
+        self.assertNotIn("stroke-dasharray=\"3,2\"", svg)
+        self.assertNotIn("lost events", svg)
+        self.assertIn("running when the trace began", svg)
+        # With events lost the outline and its legend are there.
+        lost = svgtimeline.to_svg(model_of(SMP4))
+        self.assertIn("stroke-dasharray=\"3,2\"", lost)
+        self.assertIn("began before the trace (lost events)", lost)
+
+
+class Html(unittest.TestCase):
+    def test_valid_self_contained(self):
+        for text, cpus in ((SMP4, 4), (SMP1, 1), (EXTRA, 2)):
+            page = htmltimeline.to_html(model_of(text), "t </script> &")
+            self.assertEqual(validate.check_html(page, cpus), [])
+            self.assertNotIn("http://", page.replace(
+                "http://www.w3.org/2000/svg", ""))
+            self.assertNotIn("https://", page)
+
+    def test_checker_rejects(self):
+        page = htmltimeline.to_html(model_of(SMP4))
+        c = validate.check_html
+        self.assertIn("outside the file", c(page.replace(
+            "<script>", '<script src="https://x/y.js"></script><script>'),
+            4)[0])
+        self.assertIn("shows 4 CPUs, want 2", c(page, 2)[0])
+        self.assertIn("no <script id", c(page.replace("trace-data", "x"))[0])
+        self.assertIn("not JSON", c(page.replace('"cpus":4', '"cpus":4,,'),
+                                    4)[0])
+        bad = page.replace('"slices":[[0,', '"slices":[[9,')
+        self.assertIn("malformed", c(bad, 4)[0])
+
+    def test_detail_data(self):
+        d = htmltimeline.model_data(ktrace.build_model(
+            ktrace.parse_trace(EXTRA), {"low", "young", "dl"}))
+        names = [t[0] for t in d["tasks"]]
+        boosted = [s for s in d["slices"] if s[1] == 5000 and s[0] == 0][0]
+        self.assertEqual((names[boosted[3]], boosted[5], boosted[6]),
+                         ("low#4", "rt", "50"))
+        kinds = {t[0]: t[3] for t in d["tasks"]}
+        self.assertEqual(kinds["scenario#3"], "other")
+        self.assertEqual(kinds["idle/1#2"], "idle")
+
+
+class TextPicture(unittest.TestCase):
+    def test_one_cpu_with_donor_row(self):
+        m = model_of(SMP1)      # 45 ms: low 2, low for high 18, medium 25
+        rows = textpic.picture(m, 5000000)
+        self.assertEqual(rows, ["cpu0 |LLLLMMMMM|",
+                                "     |HHHH     | donor"])
+        self.assertEqual(textpic.legend(m), "H high, L low, M medium")
+
+    def test_shared_letters_and_the_runner(self):
+        m = ktrace.build_model(ktrace.parse_trace(EXTRA),
+                               {"low", "young", "dl"})
+        let = textpic.letters(m)
+        self.assertEqual((let["dl#6"], let["low#4"], let["young#5"],
+                          let["scenario#3"], let["idle/0#1"]),
+                         ("D", "L", "Y", ".", "."))
+        m.tasks.append("dx#9")
+        self.assertEqual(textpic.letters(m)["dx#9"], "X")
+
+    def test_step_parsing(self):
+        self.assertEqual(textpic.parse_step("0.5ms"), 500000)
+        self.assertEqual(textpic.parse_step("250us"), 250000)
+        for bad in ("", "5", "1 parsec", "0ms"):
+            with self.assertRaises(ValueError):
+                textpic.parse_step(bad)
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            with self.assertRaises(SystemExit):
+                lab.main(["--convert", "x.log", "--picture", "fast"])
+        self.assertIn("not a time step", err.getvalue())
+
+
+def find_browser():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+class Browser(unittest.TestCase):
+    """The HTML timeline in a real headless browser: the page's own
+    #selftest clicks a slice, zooms and pans with synthetic events and
+    writes its verdict and the detail panel into the DOM."""
+
+    def dump(self, page_text, fragment="#selftest"):
+        browser = find_browser()
+        if not browser:
+            print("\nSKIP Browser: no chromium installed (make deps "
+                  "installs it)", file=sys.stderr)
+            self.skipTest("no chromium")
+        d = tempfile.mkdtemp()
+        try:
+            path = os.path.join(d, "timeline.html")
+            with open(path, "w") as f:
+                f.write(page_text)
+            proc = subprocess.run(
+                [browser, "--headless", "--no-sandbox", "--disable-gpu",
+                 "--user-data-dir=" + os.path.join(d, "profile"),
+                 "--window-size=1400,900", "--dump-dom",
+                 "file://" + path + fragment],
+                capture_output=True, text=True, timeout=120)
+            self.assertEqual(proc.returncode, 0, proc.stderr[-2000:])
+            return proc.stdout
+        finally:
+            shutil.rmtree(d)
+
+    def selftest_text(self, dom):
+        start = dom.find('<pre id="selftest">')
+        self.assertGreaterEqual(start, 0, dom[:500])
+        end = dom.find("</pre>", start)
+        return dom[start + len('<pre id="selftest">'):end] \
+            .replace("&gt;", ">").replace("&lt;", "<").replace("&amp;", "&")
+
+    def test_click_zoom_pan_proxied_slice(self):
+        text = self.selftest_text(self.dump(htmltimeline.to_html(
+            model_of(SMP4))))
+        self.assertTrue(text.startswith("selftest: PASS"), text)
+        # The first proxied slice: low running for high.
+        self.assertIn("task: low#21\ndonor: high#22 (runs with its "
+                      "scheduling context)", text)
+
+    def test_class_priority_and_chain_in_the_panel(self):
+        m = ktrace.build_model(ktrace.parse_trace(EXTRA),
+                               {"low", "young", "dl"})
+        d = htmltimeline.model_data(m)
+        boosted = [i for i, s in enumerate(d["slices"]) if s[5] == "rt"][0]
+        text = self.selftest_text(self.dump(htmltimeline.to_html(m),
+                                            "#selftest=%d" % boosted))
+        self.assertTrue(text.startswith("selftest: PASS"), text)
+        self.assertIn("task: low#4\ndonor: low#4 (its own context)\n"
+                      "class: rt\npriority: 50\nproxy chain: none", text)
+        # A proxied slice shows the chain the pick walked.
+        text = self.selftest_text(self.dump(htmltimeline.to_html(
+            model_of(SMP4))))
+        self.assertIn("proxy chain: high#22>m>low#21", text)
+
+    def test_a_broken_page_fails_its_selftest(self):
+        # The self-test can fail: a panel that never names the donor.
+        page = htmltimeline.to_html(model_of(SMP4)).replace(
+            '"donor: " + d[0] + " (runs', '"helper: " + d[0] + " (runs')
+        text = self.selftest_text(self.dump(page))
+        self.assertIn("selftest: FAIL", text)
+        self.assertIn("panel names the donor", text)
+
+
+def built_arch():
+    """x86_64, whose -icount runs repeat byte for byte (riscv64's
+    timestamps can move by under a microsecond: docs/lab-tools.md)."""
+    if os.path.exists(os.path.join(ROOT, "build", "x86_64", "kernel.elf")):
+        return "x86_64"
+    return None
+
+
+class LiveRepeat(unittest.TestCase):
+    """A lab booted twice under -icount gives the same trace.txt, byte
+    for byte (make lab's default; `make test` builds the images first)."""
+
+    def test_lab3_twice_same_trace(self):
+        arch = built_arch()
+        if not arch:
+            print("\nSKIP LiveRepeat: no x86_64 kernel image in build/ "
+                  "(make ARCH=x86_64 images)", file=sys.stderr)
+            self.skipTest("no kernel image")
+        d = tempfile.mkdtemp()
+        try:
+            proc = subprocess.run(
+                [sys.executable, os.path.join(TOOLS, "runner.py"), "lab",
+                 "--no-build", "--arch", arch, "--repeat", "2", "--out", d,
+                 os.path.join(ROOT, "docs", "labs", "lab3_chain.scn")],
+                capture_output=True, text=True, timeout=600)
+            self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+            self.assertIn("repeat: run 2 gave the same trace", proc.stdout)
+            with open(os.path.join(d, "trace.txt")) as f:
+                self.assertIn("chain=d#", f.read())
+        finally:
+            shutil.rmtree(d)
+
+
 class Driver(unittest.TestCase):
     def test_parse_error_found(self):
         log = ("[cpu0] tests/timer.c:80: cpu3: firing\n"
@@ -596,6 +892,32 @@ class Driver(unittest.TestCase):
         finally:
             shutil.rmtree(d)
 
+    def test_convert_picks_a_saved_dump(self):
+        d = tempfile.mkdtemp()
+        try:
+            log = os.path.join(d, "session.log")
+            with open(log, "w") as f:    # two `trace save`s in a session
+                f.write("kestrel> trace save\n" + SMP1 +
+                        "kestrel> run lab3\n...\nkestrel> trace save\n" +
+                        SMP4)
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                self.assertEqual(lab.main(["--convert", log]), 0)
+                self.assertEqual(lab.main(["--convert", log, "--dump",
+                                           "1"]), 0)
+            self.assertIn("holds 2 dumps; drew the last complete one",
+                          out.getvalue())
+            self.assertIn("59 events on 4 CPUs", out.getvalue())
+            self.assertIn("16 events on 1 CPUs", out.getvalue())
+            err = io.StringIO()
+            with contextlib.redirect_stdout(out), \
+                    contextlib.redirect_stderr(err):
+                self.assertEqual(lab.main(["--convert", log, "--dump",
+                                           "3"]), 1)
+            self.assertIn("no dump 3: the input holds 2", err.getvalue())
+        finally:
+            shutil.rmtree(d)
+
     def test_usage_errors(self):
         err = io.StringIO()
         with contextlib.redirect_stderr(err):
@@ -644,7 +966,7 @@ class FakeBoot(unittest.TestCase):
         rc, out = self.run_lab(SMP4, 0, "--locking", "inherit")
         self.assertEqual(rc, 0, out)
         self.assertEqual(self.argv, ["scenario=module trace=dump "
-                                     "locking=inherit"])
+                                     "icount=1 locking=inherit"])
         self.assertIn("assertions: 4 passed, 0 failed, 0 skipped", out)
         self.assertIn("trace: 59 events on 4 CPUs, 7 lost", out)
         for f in ("trace.txt", "trace.json", "timeline.svg"):
@@ -657,8 +979,8 @@ class FakeBoot(unittest.TestCase):
             f.write("locking none\n")
         rc, out = self.run_lab(SMP4, 0, "--locking", "inherit")
         self.assertIn("the scenario sets 'locking none' itself", out)
-        self.assertIn("locking none (scenario=module trace=dump "
-                      "locking=inherit)", out)
+        self.assertIn("locking none, -icount (scenario=module trace=dump "
+                      "icount=1 locking=inherit)", out)
 
     def test_check_pass_and_cpu_mismatch(self):
         rc, out = self.run_lab(SMP4, 0, check=True)
@@ -685,6 +1007,57 @@ class FakeBoot(unittest.TestCase):
         self.assertEqual(rc, 1)
         self.assertIn("inv.scn:5:5: unknown keyword 'lok'", out)
         self.assertIn("        lok m\n        ^", out)
+
+    def test_repeat_finds_a_different_trace(self):
+        logs = [SMP4, SMP4.replace("hog3#41", "hog3#42")]
+        self.saved_logs = list(logs)
+
+        def fake(boot, timeout):
+            res = lab.boot.BootResult(boot)
+            res.log, res.status = logs.pop(0), 0
+            return res
+        lab.boot.run_boot = fake
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            rc = lab.main([self.scn, "--arch", "riscv64", "--no-build",
+                           "--out", self.dir, "--repeat", "2"])
+        self.assertEqual(rc, 1)
+        self.assertIn("run 2's trace differs from run 1's", out.getvalue())
+        self.assertIn("hog3#42", out.getvalue())
+        self.assertNotIn("timestamps up to", out.getvalue())
+        # Only a timestamp moved (riscv64 under -icount: docs).
+        logs[:] = [SMP4, SMP4.replace("1510000000 2 switch",
+                                      "1510000300 2 switch")]
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            rc = lab.main([self.scn, "--arch", "riscv64", "--no-build",
+                           "--out", self.dir, "--repeat", "2"])
+        self.assertEqual(rc, 1)
+        self.assertIn("the same events in the same order, timestamps up "
+                      "to 300 ns apart", out.getvalue())
+        logs[:] = [SMP4, SMP4]
+        with contextlib.redirect_stdout(out):
+            rc = lab.main([self.scn, "--arch", "riscv64", "--no-build",
+                           "--out", self.dir, "--repeat", "2"])
+        self.assertEqual(rc, 0)
+
+    def test_realtime_warns_about_host_stalls(self):
+        w = lab.StallWatch()
+        w.available = True
+        w.worst, w.first, w.delay = 0, {"1": 0}, {"1": 500000}
+        self.assertIsNone(w.warning())
+        w.worst, w.delay = 3000000, {"1": 7000000}
+        self.assertIn("host stalled QEMU", w.warning())
+        self.assertIn("7.0 ms", w.warning())
+        # A real process: this one's threads, sampled.
+        w = lab.StallWatch()
+        if w.available:
+            w.pid = os.getpid()
+            self.assertTrue(w.sample())
+            self.assertTrue(w.delay)
+        rc, out = self.run_lab(SMP4, 0, "--realtime")
+        self.assertEqual(self.argv[-1], "scenario=module trace=dump")
+        self.assertIn("real time", out)
 
     def test_no_trace_or_hang(self):
         rc, out = self.run_lab("[cpu0] PANIC at x.c:3: oops\n", 1)

@@ -48,6 +48,7 @@ class Boot:
         self.want_suites = []       # subtests that must have run (module)
         self.module = None          # grub/uboot: boot module / initrd file
         self.build_root = None      # images from here, not BUILD_ROOT
+        self.on_start = None        # called with the QEMU Popen once started
 
     def file_base(self):
         """build/test-logs/x86_64-smp4-grub: stem of this boot's files."""
@@ -131,6 +132,8 @@ def run_boot(boot, timeout):
         except OSError as e:
             res.error = "cannot run %s: %s" % (argv[0], e)
             return res
+        if boot.on_start:
+            boot.on_start(proc)
 
         last_output = [time.monotonic()]
 

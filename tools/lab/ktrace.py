@@ -44,6 +44,8 @@ EVENT_KEYS = {
     "replenish": ("task", "deadline"),
     "dl_miss": ("task", "deadline", "late"),
     "mark": ("task", "text"),
+    "giveup": ("task", "mutex", "why"),
+    "attr": ("task", "class", "prio", "was", "why"),
 }
 # Keys whose value must be a decimal number.
 NUMERIC_KEYS = {"cpu", "from", "to", "deadline", "late"}
@@ -166,15 +168,26 @@ def check_event(ev, cpus):
     return None
 
 
-def find_trace(lines):
+def find_trace(lines, which=None):
     """Index of the `trace begin` line of the trace to read and of its
     `trace end` (None if truncated).  The last complete dump wins if
-    the log holds several (a shell session that dumped twice)."""
+    the log holds several (a shell session that dumped twice, or saved
+    several with `trace save`); @which (1-based) picks one."""
     begins = [i for i, raw in enumerate(lines)
               if BEGIN_RE.match(clean_line(raw))]
     if not begins:
         raise TraceError("no 'trace begin' line: the input holds no trace "
                          "(was the kernel booted with trace=dump?)")
+    if which is not None:
+        if not 1 <= which <= len(begins):
+            raise TraceError("no dump %d: the input holds %d ('trace "
+                             "begin' lines)" % (which, len(begins)))
+        b = begins[which - 1]
+        stop = begins[which] if which < len(begins) else len(lines)
+        for i in range(b + 1, stop):
+            if clean_line(lines[i]) == "trace end":
+                return b, i
+        return b, None
     for n, b in reversed(list(enumerate(begins))):
         stop = begins[n + 1] if n + 1 < len(begins) else len(lines)
         for i in range(b + 1, stop):
@@ -192,10 +205,17 @@ def trace_text(text):
     return "\n".join(clean_line(l) for l in lines[start:stop]) + "\n"
 
 
-def parse_trace(text, allow_truncated=False):
-    """Console log or bare trace text -> Trace (see the module doc)."""
+def count_dumps(text):
+    """How many `trace begin` lines @text holds."""
+    return sum(1 for raw in text.split("\n")
+               if BEGIN_RE.match(clean_line(raw)))
+
+
+def parse_trace(text, allow_truncated=False, which=None):
+    """Console log or bare trace text -> Trace (see the module doc);
+    @which: the dump to read (1-based), else the last complete one."""
     lines = text.split("\n")
-    start, _ = find_trace(lines)
+    start, _ = find_trace(lines, which)
     tr = Trace()
     tr.begin_line = start + 1
     m = BEGIN_RE.match(clean_line(lines[start]))
@@ -270,6 +290,13 @@ def is_idle(task):
     return bool(IDLE_RE.match(task_name(task)))
 
 
+def class_prio(value):
+    """'rt/50' -> ('rt', '50') (attr's was=); a value without '/' is a
+    class alone."""
+    cls, _, prio = value.partition("/")
+    return cls, prio or None
+
+
 class Slice:
     """@task ran on @cpu from @start to @end (ns) with @donor's context.
     inferred: the switch that started it was lost (ring overwritten),
@@ -285,6 +312,12 @@ class Slice:
         self.inferred = inferred
         self.open_end = False
         self.end_state = None       # prev's state at the closing switch
+        # The scheduling context's class and priority when the slice
+        # began (the donor's; `attr` events), None where the trace never
+        # said (a task whose attributes were set before the trace).
+        self.cls = None
+        self.prio = None
+        self.chain = None           # the proxy event's chain=, if any
 
     def proxied(self):
         return self.donor is not None and self.donor != self.task
@@ -304,6 +337,7 @@ class Wait:
         self.cpu = cpu
         self.end_cpu = cpu
         self.how = None
+        self.gaveup = None          # giveup why= (timeout, backoff, error)
 
 
 class Arrow:
@@ -331,6 +365,11 @@ class Model:
         self.points = []            # Events drawn as instants
         self.tasks = []             # every task seen, first-seen order
         self.labels = {}            # task -> short display name
+        self.lost = trace.lost
+        # Tasks that are not the scenario's (the runner's own task, the
+        # shell): drawn apart.  Empty unless the script's names are known.
+        self.others = set()
+        self.attrs = {}             # task -> [(ts, class, prio, why)]
 
 
 def _note_task(model, seen, task):
@@ -353,9 +392,22 @@ def _label_tasks(model):
 TASK_KEYS = ("prev", "next", "donor", "task", "owner", "curr", "wake")
 
 
-def build_model(trace):
-    """Trace -> Model (see the classes above)."""
+def _attr_at(model, task, ts):
+    """(class, prio) of @task at @ts from its attr events, else
+    (None, None)."""
+    best = (None, None)
+    for t, cls, prio, _ in model.attrs.get(task, ()):
+        if t > ts:
+            break
+        best = (cls, prio)
+    return best
+
+
+def build_model(trace, scenario_tasks=None):
+    """Trace -> Model (see the classes above).  @scenario_tasks: names of
+    the script's tasks, or None (every task is drawn as a task)."""
     model = Model(trace)
+    last_proxy = [None] * trace.cpus    # proxy event before its switch
     seen = set()
     running = [None] * trace.cpus       # open Slice per CPU
     first_ts = [None] * trace.cpus
@@ -384,8 +436,35 @@ def build_model(trace):
                 cur.end = ev.ts
                 cur.end_state = a["state"]
             nxt = Slice(ev.cpu, ev.ts, a["next"], a["donor"])
+            px = last_proxy[ev.cpu]
+            if px is not None and px.args["donor"] == a["donor"] and \
+                    px.args["curr"] == a["next"]:
+                nxt.chain = px.args["chain"]
+            last_proxy[ev.cpu] = None
             model.slices[ev.cpu].append(nxt)
             running[ev.cpu] = nxt
+        elif ev.kind == "proxy":
+            last_proxy[ev.cpu] = ev
+        elif ev.kind == "attr":
+            model.attrs.setdefault(a["task"], []).append(
+                (ev.ts, a["class"], a["prio"], a["why"]))
+            # A running context whose class or priority changes (a boost
+            # while it runs, the unboost at its unlock): a new slice, so
+            # each slice has one class and priority.
+            for c, cur in enumerate(running):
+                if cur is not None and (cur.donor or cur.task) == \
+                        a["task"] and cur.start < ev.ts:
+                    cur.end, cur.end_state = ev.ts, "run"
+                    nxt = Slice(c, ev.ts, cur.task, cur.donor,
+                                cur.inferred)
+                    nxt.chain = cur.chain
+                    model.slices[c].append(nxt)
+                    running[c] = nxt
+        elif ev.kind == "giveup":
+            w = open_wait.get(a["task"])
+            if w is not None and w.mutex == a["mutex"]:
+                del open_wait[a["task"]]
+                w.end, w.end_cpu, w.gaveup = ev.ts, ev.cpu, a["why"]
         elif ev.kind == "block":
             old = open_wait.pop(a["task"], None)
             if old is not None:     # its acquire was lost
@@ -417,6 +496,16 @@ def build_model(trace):
         w.end = model.end
     # A handoff whose pickup was lost or not yet reached stays a point.
     _label_tasks(model)
+    if scenario_tasks is not None:
+        model.others = {t for t in model.tasks if not is_idle(t)
+                        and task_name(t) not in scenario_tasks}
+    # Class and priority of each slice's scheduling context, where the
+    # trace has them (attr events: set, boost, unboost).
+    for cpu_slices in model.slices:
+        for s in cpu_slices:
+            ctx = s.donor or s.task
+            if ctx in model.attrs:
+                s.cls, s.prio = _attr_at(model, ctx, s.start)
     for ar in model.arrows:
         a = ar.args
         if ar.kind == "handoff":

@@ -3,7 +3,10 @@
     runner.py lab SCENARIO [--arch A] [--cpus N] [--locking MODE]
                   [--timeout S] [--out DIR] [--no-build]
     runner.py lab --check SCENARIO [--arch A] ...   boot, convert, validate
-    runner.py lab --convert FILE [--out DIR] [--allow-truncated]
+    runner.py lab --convert FILE [SCENARIO] [--dump N] [--out DIR]
+                  [--allow-truncated]
+    runner.py lab SCENARIO --repeat N     N runs, the same trace each time
+    runner.py lab SCENARIO --realtime     without -icount (make lab ICOUNT=0)
 
 (python3 tools/runner.py lab ...: this module is part of the lab package,
 tools/lab/, and imports the kestrel package beside it.)
@@ -19,8 +22,15 @@ collect the serial output, and write into build/lab/NAME-ARCH-LOCKING/:
     trace.txt       the scheduler trace (docs/trace.md)
     trace.json      Chrome trace-event JSON: open it in ui.perfetto.dev
     timeline.svg    one lane per CPU (docs/lab-tools.md has the legend)
+    timeline.html   the same, to zoom, pan and click (one file, no
+                    network)
 
-then print a summary: assertions passed/failed, trace events and lost
+The boot runs under `qemu -icount`, with icount=1 on the kernel's
+command line, as `make bench`: the guest's clock counts its
+instructions, so a run gives the same trace, times and picture on any
+host.  --realtime boots without it and warns when the host stalled QEMU.
+
+It then prints a summary: assertions passed/failed, trace events and lost
 events, the file paths.  Exit status 0 if the scenario passed, 1 if it
 failed (an assertion, a kernel error, no trace), 2 for bad usage.
 
@@ -28,8 +38,9 @@ CPUs default to the scenario's `cpus N` line (else 4); NAME is the
 file's name without its extension.  --check also validates the JSON and
 the SVG against the CPU count (tools/lab/validate.py) and prints one
 PASS/FAIL line: it is the live check `make test` can call.  --convert
-turns a saved console log or trace (e.g. the shell's `trace` output)
-into trace.json and timeline.svg without QEMU.
+turns a saved console log or trace (e.g. the shell's `trace` or `trace
+save` output) into trace.json, timeline.svg and timeline.html without
+QEMU; with SCENARIO it knows the script's tasks.
 
 Python 3 standard library only; the QEMU command lines and the boot
 runner are the kestrel package's (tools/kestrel/qemu.py, boot.py).
@@ -40,11 +51,12 @@ import os
 import re
 import subprocess
 import sys
+import threading
 
 from kestrel import ROOT, boot, ktap, matrix, qemu
 
-from . import ktrace
-from .convert import convert_text
+from . import ktrace, textpic
+from .convert import HTML_NAME, convert_all
 
 LOCKING_MODES = ("proxy", "inherit", "none")
 DEFAULT_LOCKING = "proxy"       # the kernel's mode without locking=
@@ -88,6 +100,10 @@ class Scenario:
         self.locking = m.group(1) if m else None
         m = DURATION_RE.search(self.text)
         self.timeout_s = (int(m.group(1)) * UNIT_S[m.group(2)]) if m else 5.0
+        # The script's own tasks: the converter draws any other task (the
+        # scenario runner's, the shell) as not the scenario's.
+        self.tasks = set(re.findall(r"^\s*task\s+([^\s#]+)", self.text,
+                                    re.M))
 
     def _int(self, rx):
         m = re.search(rx, self.text, re.M)
@@ -129,6 +145,82 @@ class LabBoot(boot.Boot):
         return argv + self.extra
 
 
+class StallWatch:
+    """Real-time runs (--realtime, ICOUNT=0): how long QEMU's threads
+    were runnable but not running on the host (the host stalled the
+    guest).  Linux's /proc/PID/task/TID/schedstat has each thread's
+    run_delay (ns waiting on a run queue); sampled every PERIOD s, the
+    worst growth in one sample and the total tell whether the guest's
+    clock went on while its vCPUs could not run (a compute step then
+    counts at most 100 us of a stall, a deadline budget all of it:
+    what the scenario did is not what the script says)."""
+
+    PERIOD = 0.05
+    WARN_NS = 2000000       # a stall of 2 ms within one sample: warn
+
+    def __init__(self):
+        self.pid = None
+        self.delay = {}             # tid -> last run_delay
+        self.first = {}             # tid -> first run_delay
+        self.worst = 0              # ns, largest growth in one sample
+        self.stop = threading.Event()
+        self.thread = None
+        self.available = os.path.exists("/proc/self/schedstat")
+
+    def start(self, proc):
+        if not self.available:
+            return
+        self.pid = proc.pid
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def sample(self):
+        base = "/proc/%d/task" % self.pid
+        try:
+            tids = os.listdir(base)
+        except OSError:
+            return False
+        for tid in tids:
+            try:
+                with open("%s/%s/schedstat" % (base, tid)) as f:
+                    d = int(f.read().split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            if tid in self.delay:
+                self.worst = max(self.worst, d - self.delay[tid])
+            else:
+                self.first[tid] = d
+            self.delay[tid] = d
+        return True
+
+    def _run(self):
+        while not self.stop.is_set() and self.sample():
+            self.stop.wait(self.PERIOD)
+
+    def finish(self):
+        self.stop.set()
+        if self.thread:
+            self.thread.join(5)
+
+    def total(self):
+        return sum(self.delay[t] - self.first[t] for t in self.delay)
+
+    def warning(self):
+        """None, or what to tell the user."""
+        if not self.available:
+            return ("real time: cannot tell whether the host stalled the "
+                    "guest (no /proc/PID/schedstat); times may differ "
+                    "from the pages")
+        if self.worst < self.WARN_NS:
+            return None
+        return ("the host stalled QEMU during this real-time run (its "
+                "threads waited %.1f ms for a host CPU, up to %.1f ms "
+                "within %d ms): times and budgets in the picture are "
+                "disturbed; run under -icount (the default, ICOUNT=1)"
+                % (self.total() / 1e6, self.worst / 1e6,
+                   self.PERIOD * 1000))
+
+
 def build_images(arch):
     proc = subprocess.run(["make", "--no-print-directory", "-s",
                            "ARCH=" + arch, "images"], cwd=ROOT)
@@ -167,19 +259,20 @@ def tail(log, n=12):
     return ["    | " + l for l in lines[-n:]]
 
 
-def convert(text, outdir, title, allow_truncated=False, meta=None):
-    """Trace text -> outdir/trace.json + timeline.svg; returns (Trace,
-    json path, svg path, validation problems)."""
-    tr, jtext, stext, probs = convert_text(text, title, allow_truncated,
-                                           meta)
+def convert(text, outdir, title, allow_truncated=False, meta=None,
+            scenario_tasks=None, which=None):
+    """Trace text -> outdir/trace.json, timeline.svg and timeline.html;
+    returns (Trace, json path, svg path, validation problems); the HTML
+    page's path is outdir/timeline.html (HTML_NAME)."""
+    tr, files, probs = convert_all(text, title, allow_truncated, meta,
+                                   scenario_tasks, which)
     os.makedirs(outdir, exist_ok=True)
-    jpath = os.path.join(outdir, "trace.json")
-    spath = os.path.join(outdir, "timeline.svg")
-    with open(jpath, "w") as f:
-        f.write(jtext)
-    with open(spath, "w") as f:
-        f.write(stext)
-    return tr, jpath, spath, probs
+    paths = {}
+    for name, content in files.items():
+        paths[name] = os.path.join(outdir, name)
+        with open(paths[name], "w") as f:
+            f.write(content)
+    return tr, paths["trace.json"], paths["timeline.svg"], probs
 
 
 def rel(path):
@@ -193,6 +286,10 @@ class Outcome:
         self.cases = []
         self.trace = None
         self.files = []
+        self.warnings = []      # the run may not be what the script says
+        self.outdir = None
+        self.model = None       # for --picture
+        self.picture_ns = None
 
 
 def run_lab(args, scen):
@@ -209,18 +306,35 @@ def run_lab(args, scen):
         print("note: the scenario sets 'locking %s' itself; locking=%s "
               "applies outside it" % (scen.locking, args.locking))
     cmdline = "scenario=module trace=dump"
+    if not args.realtime:
+        cmdline += " icount=1"
     if args.locking:
         cmdline += " locking=" + args.locking
-    if not args.no_build:
+    if not args.no_build and not getattr(args, "built", False):
         build_images(arch)
+        args.built = True
     check_image(arch)
     timeout = args.timeout or 90 + 3 * scen.timeout_s
     lb = LabBoot(arch, cpus, cmdline, scen.path, outdir)
-    print("lab: %s on %s, %d CPU%s, locking %s (%s)" % (
+    watch = None
+    if args.realtime:
+        watch = StallWatch()
+        lb.on_start = watch.start
+    else:
+        # Deterministic time, as `make bench`: the guest's clock counts
+        # its instructions, so every run gives the same trace.
+        lb.extra = list(qemu.ICOUNT[arch])
+    print("lab: %s on %s, %d CPU%s, locking %s, %s (%s)" % (
         rel(scen.path), arch, cpus, "" if cpus == 1 else "s", locking,
-        cmdline))
+        "real time" if args.realtime else "-icount", cmdline))
     res = boot.run_boot(lb, timeout)
+    if watch:
+        watch.finish()
+        w = watch.warning()
+        if w:
+            out.warnings.append(w)
     out.files.append(("console log", lb.log_path()))
+    out.outdir = outdir
     if res.error:
         raise LabError("cannot boot: %s" % res.error)
     log = res.log
@@ -261,16 +375,97 @@ def run_lab(args, scen):
     try:
         tr, jpath, spath, probs = convert(
             text, outdir, title, meta={"scenario": scen.name, "arch": arch,
-                                       "locking": locking})
+                                       "locking": locking,
+                                       "icount": not args.realtime},
+            scenario_tasks=scen.tasks)
     except ktrace.TraceError as e:
         out.problems.append("trace: %s" % e)
         return out
     out.trace = tr
-    out.files += [("Perfetto JSON", jpath), ("SVG timeline", spath)]
+    if getattr(args, "picture", None):
+        out.model = ktrace.build_model(tr, scen.tasks)
+        out.picture_ns = args.picture_ns
+    out.files += [("Perfetto JSON", jpath), ("SVG timeline", spath),
+                  ("HTML timeline", os.path.join(outdir, HTML_NAME))]
     if tr.cpus != cpus:
         probs.append("the trace shows %d CPUs, QEMU had %d" % (tr.cpus, cpus))
     out.problems += ["invalid output: " + p for p in probs]
     return out
+
+
+def read_text(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def first_difference(a, b):
+    """'line N: ... / ...' for the first line where @a and @b differ."""
+    la, lb = a.split("\n"), b.split("\n")
+    for i in range(max(len(la), len(lb))):
+        x = la[i] if i < len(la) else "(end)"
+        y = lb[i] if i < len(lb) else "(end)"
+        if x != y:
+            return "line %d: %r, then %r" % (i + 1, x, y)
+    return None
+
+
+def timing_only(a, b):
+    """If traces @a and @b hold the same events in the same order and
+    differ only in their timestamps: the largest difference (ns), else
+    None."""
+    la, lb = a.split("\n"), b.split("\n")
+    if len(la) != len(lb):
+        return None
+    worst = 0
+    for x, y in zip(la, lb):
+        if x == y:
+            continue
+        tx, _, rx = x.partition(" ")
+        ty, _, ry = y.partition(" ")
+        if rx != ry or not tx.isdigit() or not ty.isdigit():
+            return None
+        worst = max(worst, abs(int(tx) - int(ty)))
+    return worst
+
+
+def repeat_runs(args, scen, first):
+    """Runs 2..N of --repeat, each into outdir/runK; every trace.txt must
+    be the first run's, byte for byte.  Returns the problems."""
+    want = read_text(os.path.join(first.outdir, "trace.txt"))
+    if want is None:
+        return ["--repeat: the first run wrote no trace.txt"]
+    probs = []
+    base = first.outdir
+    for k in range(2, args.repeat + 1):
+        sub = argparse.Namespace(**vars(args))
+        sub.out = os.path.join(base, "run%d" % k)
+        out = run_lab(sub, scen)
+        if out.problems:
+            return ["--repeat: run %d: %s" % (k, p) for p in out.problems]
+        got = read_text(os.path.join(sub.out, "trace.txt"))
+        diff = first_difference(want, got or "")
+        if diff:
+            dt = timing_only(want, got or "")
+            how = ("the same events in the same order, timestamps up to "
+                   "%d ns apart; first " % dt) if dt is not None else ""
+            probs.append("--repeat: run %d's trace differs from run 1's "
+                         "(%s vs %s): %s%s" % (k, rel(os.path.join(
+                             sub.out, "trace.txt")), rel(os.path.join(
+                                 base, "trace.txt")), how, diff))
+        else:
+            print("repeat: run %d gave the same trace (%d lines)"
+                  % (k, want.count("\n")))
+    return probs
+
+
+def print_picture(model, step):
+    print("picture, one character = %s (%s):" % (
+        textpic.fmt_step(step), textpic.legend(model)))
+    for row in textpic.picture(model, step):
+        print("    " + row)
 
 
 def print_summary(out):
@@ -292,6 +487,10 @@ def print_summary(out):
             " (the oldest events were overwritten)" if tr.lost else ""))
         for w in tr.warnings:
             print("  warning: " + w)
+    if out.model is not None and out.picture_ns:
+        print_picture(out.model, out.picture_ns)
+    for w in out.warnings:
+        print("warning: " + w)
     for what, path in out.files:
         print("%-14s %s" % (what + ":", rel(path)))
     if out.trace:
@@ -308,16 +507,27 @@ def convert_main(args):
         raise LabError("cannot read %s: %s" % (args.convert, e))
     outdir = args.out or os.path.dirname(os.path.abspath(args.convert))
     name = os.path.splitext(os.path.basename(args.convert))[0]
+    tasks = Scenario(args.scenario).tasks if args.scenario else None
     try:
         tr, jpath, spath, probs = convert(text, outdir, name,
-                                          args.allow_truncated)
+                                          args.allow_truncated,
+                                          scenario_tasks=tasks,
+                                          which=args.dump)
     except ktrace.TraceError as e:
         raise LabError("%s: %s" % (args.convert, e))
+    n = ktrace.count_dumps(text)
+    if n > 1:
+        print("%s holds %d dumps; drew %s (--dump N for another)"
+              % (rel(args.convert), n, "number %d" % args.dump if args.dump
+                 else "the last complete one"))
     print("trace: %d events on %d CPUs, %d lost" % (len(tr.events), tr.cpus,
                                                     tr.lost))
     for w in tr.warnings:
         print("  warning: " + w)
-    print("Perfetto JSON: %s\nSVG timeline:  %s" % (rel(jpath), rel(spath)))
+    if args.picture:
+        print_picture(ktrace.build_model(tr, tasks), args.picture_ns)
+    print("Perfetto JSON: %s\nSVG timeline:  %s\nHTML timeline: %s"
+          % (rel(jpath), rel(spath), rel(os.path.join(outdir, HTML_NAME))))
     for p in probs:
         print("error: invalid output: " + p)
     return 1 if probs else 0
@@ -348,12 +558,40 @@ def main(argv=None, prog=None):
                     help="do not run make; use the images in build/")
     ap.add_argument("--allow-truncated", action="store_true",
                     help="--convert: draw a trace that lacks 'trace end'")
+    ap.add_argument("--dump", type=int, metavar="N",
+                    help="--convert: draw the Nth dump of FILE (1-based; "
+                    "default: the last complete one), e.g. one of several "
+                    "`trace save`s in a console log")
+    ap.add_argument("--picture", metavar="STEP",
+                    help="also print the timeline as text, one character "
+                    "per STEP (e.g. 1ms, 250us): the lab pages' pictures")
+    ap.add_argument("--realtime", action="store_true",
+                    help="boot without -icount (make lab ICOUNT=0): real "
+                    "time, warns when the host stalled the guest")
+    ap.add_argument("--repeat", type=int, default=1, metavar="N",
+                    help="run N times and check that every run gave the "
+                    "same trace.txt (under -icount)")
     args = ap.parse_args(argv)
-    modes = [m for m in (args.scenario, args.check, args.convert) if m]
+    modes = [m for m in (args.check, args.convert) if m]
+    if args.scenario and not args.convert:
+        modes.append(args.scenario)
     if len(modes) != 1:
-        ap.error("give one of: SCENARIO, --check SCENARIO, --convert FILE")
+        ap.error("give one of: SCENARIO, --check SCENARIO, --convert FILE "
+                 "[SCENARIO]")
     if args.cpus is not None and not 1 <= args.cpus <= 64:
         ap.error("--cpus must be 1..64 (got %d)" % args.cpus)
+    if not 1 <= args.repeat <= 20:
+        ap.error("--repeat must be 1..20 (got %d)" % args.repeat)
+    if args.picture:
+        try:
+            args.picture_ns = textpic.parse_step(args.picture)
+        except ValueError as e:
+            ap.error("--picture: %s" % e)
+    if args.dump is not None and not args.convert:
+        ap.error("--dump goes with --convert")
+    if args.repeat > 1 and (args.realtime or args.convert):
+        ap.error("--repeat compares -icount runs: not with --realtime "
+                 "or --convert")
     if args.out:
         args.out = os.path.abspath(args.out)
     try:
@@ -365,6 +603,8 @@ def main(argv=None, prog=None):
                   "kernel will refuse it" % (scen.cpus, args.cpus))
         os.chdir(ROOT)
         out = run_lab(args, scen)
+        if args.repeat > 1 and not out.problems:
+            out.problems += repeat_runs(args, scen, out)
     except LabError as e:
         print("lab: error: %s" % e, file=sys.stderr)
         return e.status

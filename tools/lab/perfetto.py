@@ -6,10 +6,12 @@ mapping (docs/lab-tools.md has the table):
   process 1 "CPUs", one thread track per CPU named "cpu0", "cpu1"...:
     X slices, one per running interval, named by the running task, or
     "task [for donor]" under proxy execution; args: task, donor, end
-    state; instants (ph "i") for wakeup, migrate, block, acquire,
-    release, handoff, proxy, throttle, replenish, dl_miss, mark.
+    state, the context's class and prio (where the trace's attr events
+    give them), the proxy chain; instants (ph "i") for wakeup, migrate,
+    block, acquire, release, handoff, giveup, proxy, throttle,
+    replenish, dl_miss, attr, mark.
   process 2 "mutex waits", one thread track per task that ever waited:
-    X slices "wait MUTEX" from block to acquire.
+    X slices "wait MUTEX" from block to acquire (or giveup).
   flow events (ph "s" -> "f", bound to the enclosing slices) for each
     handoff (releaser's CPU -> the CPU where the waiter picked it up)
     and each chain migration (from CPU -> to CPU).
@@ -52,9 +54,17 @@ def _slice_event(model, s):
     args = {"task": s.task, "donor": s.donor or "unknown (switch lost)"}
     if s.end_state:
         args["then"] = s.end_state
+    if s.cls is not None:
+        args["class"] = s.cls
+        args["prio"] = s.prio
+    if s.chain:
+        args["chain"] = s.chain
     if s.inferred:
-        args["inferred"] = "started before the trace's first event " \
-                           "on this CPU (lost events)"
+        args["inferred"] = ("started before the trace's first event "
+                            "on this CPU (lost events)" if model.lost else
+                            "running when the trace began")
+    if s.task in model.others:
+        args["scenario"] = "not one of the scenario's tasks"
     if s.open_end:
         args["open"] = "still running when the trace ends"
     return {"ph": "X", "pid": PID_CPUS, "tid": s.cpu + 1,
@@ -82,6 +92,11 @@ def _point_name(model, ev):
         return "%s %s %s" % (ev.kind, a["mutex"], lb(a["task"]))
     if ev.kind == "proxy":
         return "proxy %s" % a["chain"]
+    if ev.kind == "giveup":
+        return "giveup %s %s (%s)" % (a["mutex"], lb(a["task"]), a["why"])
+    if ev.kind == "attr":
+        return "%s %s: %s -> %s/%s" % (a["why"], lb(a["task"]), a["was"],
+                                       a["class"], a["prio"])
     return "%s %s" % (ev.kind, lb(a.get("task", "")))
 
 
@@ -115,7 +130,10 @@ def to_events(model):
             "ts": us(model, w.start),
             "dur": _dur(model, w.start, w.end),
             "args": {"task": w.task, "mutex": w.mutex, "owner": w.owner,
-                     "how": w.how or "not acquired before the trace ends"}}))
+                     "how": w.how or ("gave up (%s)" % w.gaveup
+                                      if w.gaveup else
+                                      "not acquired before the trace "
+                                      "ends")}}))
     for ev in model.points:
         args = dict(ev.args)
         args["line"] = ev.line

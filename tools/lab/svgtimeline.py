@@ -8,11 +8,16 @@ time axis; one row per task that waited for a mutex; the legend.
 Drawing (docs/lab-tools.md has the legend with pictures):
   slice        filled with the running task's colour (stable: tasks
                sorted by name get the palette in order, so one scenario
-               gets the same colours in every locking mode); idle grey
+               gets the same colours in every locking mode); idle grey;
+               a task that is not the scenario's (its runner) pale
+               grey-beige; no red or pink (red is a deadline miss)
   proxy        hatched, and the lower band in the donor's colour
-  inferred     dashed outline: began before the CPU's first surviving
-               event (the ring lost the switch)
-  wait         thin bar in the waiter's colour on its row, block..acquire
+  inferred     dashed outline, only when events were lost: began before
+               the CPU's first surviving event (the ring lost the switch)
+  throttle     dark brown triangle down on the lane's bottom edge
+  replenish    green triangle up there
+  wait         thin bar in the waiter's colour on its row, block..acquire;
+               dashed and crossed at its end when given up (giveup)
   handoff      black arrow from the releaser's CPU to the pickup
   chain        dashed purple arrow: a proxy chain migration
   dl_miss      red triangle and line on the CPU that noticed it
@@ -36,12 +41,16 @@ MARK_ROW = 14
 WAIT_ROW = 16
 CHAR_W = 6.2            # average glyph width at font-size 11
 IDLE = "#e4e4e4"
-PALETTE = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2",
-           "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bcbd22",
-           "#1f77b4", "#d62728", "#8c564b", "#6b6ecf", "#17becf",
-           "#aec7e8", "#ffbb78", "#98df8a", "#c5b0d5", "#c49c94"]
+# No red or pink among the tasks' colours: red is a deadline miss.
+PALETTE = ["#4e79a7", "#f28e2b", "#59a14f", "#76b7b2", "#edc948",
+           "#b07aa1", "#9c755f", "#bcbd22", "#1f77b4", "#8c564b",
+           "#6b6ecf", "#17becf", "#aec7e8", "#ffbb78", "#98df8a",
+           "#c5b0d5", "#7f7f7f", "#2ca02c", "#9467bd", "#dbdb8d"]
+OTHER = "#d0d0c0"       # a task that is not the scenario's (runner, shell)
 CHAIN = "#7b1fa2"
 MISS = "#d00000"
+THROTTLE = "#6a3d00"    # budget gone: dark brown, down triangle
+REPLENISH = "#1b7f3b"   # budget back: green, up triangle
 
 DEFS = """<defs>
 <pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse"
@@ -55,21 +64,44 @@ DEFS = """<defs>
 
 
 def busy_tasks(model):
-    """Non-idle tasks sorted by name, then tid: the palette order."""
+    """Non-idle tasks of the scenario sorted by name, then tid: the
+    palette order."""
     def key(t):
         name, _, tid = t.rpartition("#")
         return (name or t, int(tid) if tid.isdigit() else 0)
-    return sorted((t for t in model.tasks if not ktrace.is_idle(t)), key=key)
+    return sorted((t for t in model.tasks if not ktrace.is_idle(t)
+                   and t not in model.others), key=key)
 
 
 def task_colours(model):
-    """task -> colour: idle tasks grey, the others by sorted name."""
+    """task -> colour: idle tasks grey, tasks not the scenario's (the
+    runner's) pale grey-beige, the others by sorted name."""
     col = {}
     for i, t in enumerate(busy_tasks(model)):
         col[t] = PALETTE[i % len(PALETTE)]
     for t in model.tasks:
-        col.setdefault(t, IDLE)
+        col.setdefault(t, OTHER if t in model.others else IDLE)
     return col
+
+
+def slice_tip(model, s):
+    """The details of slice @s (SVG <title>, HTML panel)."""
+    name = ktrace.slice_name(model, s)
+    tip = "%s on cpu%d, %s .. %s (%s)" % (
+        name, s.cpu, fmt_ns(s.start - model.start),
+        fmt_ns(s.end - model.start), fmt_ns(s.end - s.start))
+    if s.cls is not None:
+        tip += "; %s %s prio %s" % (
+            "context" if s.proxied() else "class", s.cls, s.prio)
+    if s.chain:
+        tip += "; chain %s" % s.chain
+    if s.task in model.others:
+        tip += "; not a task of the scenario"
+    if s.inferred:
+        tip += ("; began before this CPU's first surviving event "
+                "(lost events)" if model.lost else
+                "; running when the trace began")
+    return tip
 
 
 def nice_step(span_ns, want=10):
@@ -150,12 +182,11 @@ def _draw_slice(svg, s, y):
     x0, x1 = svg.x(s.start), svg.x(s.end)
     w = max(x1 - x0, 0.4)
     name = ktrace.slice_name(svg.m, s)
-    tip = "%s on cpu%d, %s .. %s (%s)" % (
-        name, s.cpu, fmt_ns(s.start - svg.m.start),
-        fmt_ns(s.end - svg.m.start), fmt_ns(s.end - s.start))
-    if s.inferred:
-        tip += "; began before this CPU's first surviving event"
-    dash = ' stroke="#000" stroke-dasharray="3,2"' if s.inferred else ""
+    tip = slice_tip(svg.m, s)
+    # Dashed only where events were lost: a slice running when the trace
+    # began (a reset) with nothing lost is drawn as any other.
+    lost = s.inferred and svg.m.lost
+    dash = ' stroke="#000" stroke-dasharray="3,2"' if lost else ""
     svg.add('<g class="slice" data-task=%s><title>%s</title>'
             % (quoteattr(s.task), escape(tip)))
     svg.add('<rect x="%.2f" y="%.1f" width="%.2f" height="%d" fill="%s"%s/>'
@@ -228,8 +259,34 @@ def _draw_marks(svg, placed, strip_top, lanes_top):
     svg.add("</g>")
 
 
+def _draw_budget(svg, lanes_top):
+    """Deadline throttles (budget gone) and replenishments (budget back)
+    as small triangles on the bottom edge of their CPU lane."""
+    svg.add('<g class="budget">')
+    for ev in svg.m.points:
+        if ev.kind not in ("throttle", "replenish"):
+            continue
+        x, y = svg.x(ev.ts), lane_y(lanes_top, ev.cpu) + LANE_H
+        tip = "%s: %s on cpu%d at %s" % (
+            ev.kind, svg.lbl(ev.args["task"]), ev.cpu,
+            fmt_ns(ev.ts - svg.m.start))
+        if ev.kind == "throttle":
+            tip += " (budget used up: not runnable until its replenish)"
+            shape = '<path d="M%.1f,%.1f l-5,-8 l10,0 z" fill="%s"/>' % (
+                x, y, THROTTLE)
+        else:
+            tip += " (budget refilled, deadline %s)" % fmt_ns(
+                int(ev.args["deadline"]) - svg.m.start)
+            shape = '<path d="M%.1f,%.1f l-5,8 l10,0 z" fill="%s"/>' % (
+                x, y - 8, REPLENISH)
+        svg.add('<g class="%s"><title>%s</title>%s</g>'
+                % (ev.kind, escape(tip), shape))
+    svg.add("</g>")
+
+
 def _draw_points(svg, lanes_top):
     """Deadline misses (flagged) on their CPU lane."""
+    _draw_budget(svg, lanes_top)
     svg.add('<g class="misses">')
     for ev in svg.m.points:
         if ev.kind != "dl_miss":
@@ -295,8 +352,14 @@ def _draw_waits(svg, top):
         tip = "%s waits for %s (owner %s) %s .. %s, %s" % (
             svg.lbl(w.task), w.mutex, svg.lbl(w.owner),
             fmt_ns(w.start - svg.m.start), fmt_ns(w.end - svg.m.start),
-            "acquired (%s)" % w.how if w.how else "not acquired in the trace")
+            "acquired (%s)" % w.how if w.how else
+            "gave up (%s)" % w.gaveup if w.gaveup else
+            "not acquired in the trace")
         dash = "" if w.how else ' stroke-dasharray="2,2"'
+        if w.gaveup:        # left without it: a cross at the end
+            svg.add('<path class="giveup" d="M%.1f,%.1f l6,6 m0,-6 l-6,6"'
+                    ' stroke="#000" stroke-width="1.5"/>'
+                    % (max(x1, x0 + 1.0) - 3, y + 3))
         svg.add('<g class="wait"><title>%s</title><rect x="%.2f" y="%.1f" '
                 'width="%.2f" height="8" fill="%s" fill-opacity="0.7" '
                 'stroke="#333" stroke-width="0.5"%s/>'
@@ -311,16 +374,29 @@ def _draw_waits(svg, top):
 
 def _legend_items(svg):
     """[(kind, label, colour)] for the legend."""
-    items = [("task", svg.lbl(t), svg.colour[t]) for t in busy_tasks(svg.m)]
+    m = svg.m
+    items = [("task", svg.lbl(t), svg.colour[t]) for t in busy_tasks(m)]
     items.append(("task", "idle", IDLE))
+    if any(t in m.others for t in m.tasks):
+        items.append(("task", "not the scenario's (%s)" % ", ".join(
+            sorted(svg.lbl(t) for t in m.others)), OTHER))
+    kinds = {ev.kind for ev in m.points}
     items += [("donor", "runs for another task (proxy): hatched, "
                "band = donor's colour", None),
-              ("wait", "mutex wait", None),
-              ("handoff", "mutex handoff", None),
-              ("chain", "chain migration", None),
-              ("miss", "deadline miss", None),
-              ("mark", "mark", None),
-              ("inferred", "began before the trace (lost events)", None)]
+              ("wait", "mutex wait", None)]
+    if any(w.gaveup for w in m.waits):
+        items.append(("giveup", "wait given up (timeout, backoff)", None))
+    items += [("handoff", "mutex handoff", None),
+              ("chain", "chain migration", None)]
+    if "throttle" in kinds:
+        items.append(("throttle", "throttled (budget used up)", None))
+    if "replenish" in kinds:
+        items.append(("replenish", "replenished", None))
+    items += [("miss", "deadline miss", None),
+              ("mark", "mark", None)]
+    if m.lost and any(s.inferred for sl in m.slices for s in sl):
+        items.append(("inferred", "began before the trace (lost events)",
+                      None))
     return items
 
 
@@ -353,6 +429,18 @@ def _draw_legend_item(svg, kind, text, colour, x, y):
     elif kind == "mark":
         svg.add('<path d="M%.1f,%.1f l4,4 l-4,4 l-4,-4 z" fill="#222"/>'
                 % (x + 7, y + 2))
+    elif kind == "giveup":
+        svg.add('<rect x="%.1f" y="%.1f" width="10" height="8" fill="#888" '
+                'fill-opacity="0.7" stroke="#333" stroke-width="0.5" '
+                'stroke-dasharray="2,2"/><path d="M%.1f,%.1f l6,6 m0,-6 '
+                'l-6,6" stroke="#000" stroke-width="1.5"/>'
+                % (x, y + 2, x + 8, y + 3))
+    elif kind == "throttle":
+        svg.add('<path d="M%.1f,%.1f l-5,-8 l10,0 z" fill="%s"/>'
+                % (x + 7, y + 10, THROTTLE))
+    elif kind == "replenish":
+        svg.add('<path d="M%.1f,%.1f l-5,8 l10,0 z" fill="%s"/>'
+                % (x + 7, y + 2, REPLENISH))
     elif kind == "inferred":
         svg.add('<rect x="%.1f" y="%.1f" width="14" height="12" fill="%s" '
                 'stroke="#000" stroke-dasharray="3,2"/>' % (x, y, PALETTE[2]))
@@ -399,7 +487,7 @@ def to_svg(model, title="Kestrel scheduler trace"):
         model.cpus, "" if model.cpus == 1 else "s", len(tr.events), tr.lost,
         fmt_ns(model.end - model.start))
     if tr.lost:
-        sub += " (lost events: some CPUs' first slice is inferred)"
+        sub += " (lost events: a CPU's first slice may be inferred)"
     head = ['<?xml version="1.0" encoding="UTF-8"?>',
             '<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
             'viewBox="0 0 %d %d" font-family="DejaVu Sans, Arial, sans-serif"'

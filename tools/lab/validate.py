@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """validate.py - check a trace-event JSON file and a timeline SVG.
 
-    validate.py [--cpus N] FILE.json|FILE.svg ...
+    validate.py [--cpus N] FILE.json|FILE.svg|FILE.html ...
 
 JSON (Chrome trace-event format, what ui.perfetto.dev reads):
   - parses; is a list of events or an object with a "traceEvents" list;
@@ -17,6 +17,9 @@ JSON (Chrome trace-event format, what ui.perfetto.dev reads):
 SVG: parses as XML, root <svg>, and exactly one lane per CPU: one
 <g class="lane" data-cpu="K"> for each K in 0..N-1 (N from --cpus, or
 from the root's data-cpus), each with a "cpuK" label.
+HTML (the zoomable page): nothing loaded from elsewhere (no src or href
+but #fragments, no <link>), a viewer script, and trace data that parses
+as JSON with N CPUs and well-formed slices.
 
 Prints each problem and exits 1 if there is any; 0 and "ok" otherwise.
 Python 3 standard library only.
@@ -27,6 +30,7 @@ import json
 import math
 import sys
 import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 TIMED = ("B", "E", "X", "i", "I", "s", "t", "f", "C", "n", "b", "e")
@@ -220,6 +224,75 @@ def check_svg(text, cpus=None):
     return probs
 
 
+class _HtmlScan(HTMLParser):
+    """What check_html() looks at: external references and the data."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.external = []
+        self.data = None
+        self._in_data = False
+        self.scripts = 0
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        for key in ("src", "href"):
+            v = a.get(key)
+            if v and not v.startswith("#") and not v.startswith("data:"):
+                self.external.append("<%s %s=%r>" % (tag, key, v))
+        if tag == "link":
+            self.external.append("<link>")
+        if tag == "script":
+            self.scripts += 1
+            self._in_data = a.get("id") == "trace-data"
+            if self._in_data:
+                self.data = ""
+
+    def handle_endtag(self, tag):
+        if tag == "script":
+            self._in_data = False
+
+    def handle_data(self, data):
+        if self._in_data:
+            self.data += data
+
+
+def check_html(text, cpus=None):
+    """The zoomable HTML page -> list of problems: nothing loaded from
+    elsewhere (no src/href but #fragments, no <link>), its trace data
+    parses, with @cpus CPUs and slices on CPUs below that."""
+    scan = _HtmlScan()
+    try:
+        scan.feed(text)
+        scan.close()
+    except Exception as e:      # HTMLParser raises little; be safe
+        return ["HTML does not parse: %s" % e]
+    probs = ["HTML refers to something outside the file: %s" % x
+             for x in scan.external]
+    if scan.data is None:
+        return probs + ["HTML has no <script id=\"trace-data\">"]
+    if scan.scripts < 2:
+        probs.append("HTML has no viewer script")
+    try:
+        data = json.loads(scan.data)
+    except ValueError as e:
+        return probs + ["HTML trace data is not JSON: %s" % e]
+    n = data.get("cpus") if isinstance(data, dict) else None
+    if not isinstance(n, int):
+        return probs + ["HTML trace data has no cpus"]
+    if cpus is not None and n != cpus:
+        probs.append("HTML shows %d CPUs, want %d" % (n, cpus))
+    for key in ("tasks", "slices", "waits", "points", "arrows"):
+        if not isinstance(data.get(key), list):
+            probs.append("HTML trace data has no %s list" % key)
+    for s in data.get("slices") or []:
+        if not (isinstance(s, list) and len(s) >= 5 and 0 <= s[0] < n
+                and s[1] <= s[2] and 0 <= s[3] < len(data["tasks"])):
+            probs.append("HTML slice %r is malformed" % (s,))
+            break
+    return probs
+
+
 def check_file(path, cpus=None):
     try:
         with open(path, encoding="utf-8") as f:
@@ -228,12 +301,14 @@ def check_file(path, cpus=None):
         return ["cannot read %s: %s" % (path, e)]
     if path.endswith(".svg"):
         return check_svg(text, cpus)
+    if path.endswith(".html"):
+        return check_html(text, cpus)
     return validate_json(text, cpus)
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("files", nargs="+", help="*.json or *.svg")
+    ap.add_argument("files", nargs="+", help="*.json, *.svg or *.html")
     ap.add_argument("--cpus", type=int, help="CPUs the files must show")
     args = ap.parse_args(argv)
     bad = 0
