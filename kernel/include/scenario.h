@@ -7,9 +7,10 @@
  * docs/scenarios.md; kernel/scenario/ implements it in two halves that
  * share only this header and steps.h (docs/scenarios.md, "The engine"):
  *
- *   lex.c, parse.c, parse_steps.c, class.c, ww_parse.c (parse.h)
- *              text -> struct scenario, every static check
- *   run.c, run_steps.c, run_check.c, ww_run.c (run.h)
+ *   lex.c, parse.c, parse_steps.c, class.c, ww_parse.c, sem_parse.c
+ *   (parse.h)  text -> struct scenario, every static check (also built
+ *              for the host: tests/host/scn_lint.c)
+ *   run.c, run_steps.c, run_check.c, ww_run.c, sem_run.c (run.h)
  *              struct scenario -> threads, KTAP results, stopping
  *   steps.c    what both halves name: steps and comparisons
  *   builtin.c  the scenarios embedded in the kernel, the front ends

@@ -2,8 +2,11 @@
  * parse.h - what the scenario parser's parts share: lex.c (lines,
  * words, numbers, durations, names; the error), class.c (class headers
  * of task lines and `set`), parse.c (statements, the task lines, the
- * checks that need the whole script), parse_steps.c (each step) and
- * ww_parse.c (the wound/wait statements and steps).  Nothing here knows
+ * checks that need the whole script), parse_steps.c (each step, repeat
+ * blocks), ww_parse.c (the wound/wait statements and steps) and
+ * sem_parse.c (semaphores and condvars).  The same files build on the
+ * host (tests/host: the lint and the parser tests), so they use only
+ * what tests/host/scn_host.c provides besides the headers.  Nothing here knows
  * how a scenario runs: the parser's product is a struct scenario.
  */
 #ifndef SCENARIO_PARSE_H

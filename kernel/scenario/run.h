@@ -2,7 +2,8 @@
  * run.h - what a running scenario is, shared by the run half of the
  * scenario engine: run.c (the controller: starting, stopping, the
  * final case), run_steps.c (a task's thread and its steps), run_check.c
- * (assertions and their results) and ww_run.c (the wound/wait steps).
+ * (assertions and their results), ww_run.c (the wound/wait steps) and
+ * sem_run.c (semaphores and condvars).
  * Nothing here knows the parser: a run starts from a struct scenario.
  */
 #ifndef SCENARIO_RUN_H
