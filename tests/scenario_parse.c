@@ -623,6 +623,66 @@ static void run_ww_younger_backs_off(struct ktest *t)
 	run_ww(t, "wound-wait", 0, 1);	/* the assertion can fail */
 }
 
+/* An assertion inside a repeat is one case: failing in all three
+ * rounds counts once; passing in all, none. */
+static void run_repeat_reports_once(struct ktest *t)
+{
+	struct scn_result res;
+
+	KASSERT_EQ(t, run_text(t, "scenario rf\ntask a fair\n    repeat 3\n"
+			       "        mark x\n        assert not happened x\n"
+			       "        assert happened x\n    end\nend\n"
+			       "end scenario\n", &res), 0);
+	KEXPECT(t, !res.passed && !res.timed_out);
+	KEXPECT_EQ(t, res.asserts_failed, 1);
+}
+
+/* assert order: the first marks, in order; the wrong order fails. */
+static void run_order_checks_first_marks(struct ktest *t)
+{
+	struct scn_result res;
+
+	KASSERT_EQ(t, run_text(t, "scenario o\ntask a fair\n    mark x\n"
+			       "    mark y\n    mark x\n    assert order x y\n"
+			       "    assert order y x\nend\nend scenario\n",
+			       &res), 0);
+	KEXPECT(t, !res.passed);
+	KEXPECT_EQ(t, res.asserts_failed, 1);
+}
+
+/* spin until E within D: E not there in time is an error of the run
+ * (not an assertion), and the task stops there. */
+static void run_spin_bound_is_an_error(struct ktest *t)
+{
+	struct scn_result res;
+
+	KASSERT_EQ(t, run_text(t, "scenario sp\ntask a fair\n"
+			       "    spin until late within 2ms\n"
+			       "    mark never\nend\n"
+			       "task b fair start=50ms\n    mark late\n"
+			       "    assert not happened never\nend\n"
+			       "end scenario\n", &res), 0);
+	KEXPECT(t, !res.passed && !res.timed_out && !res.stuck);
+	KEXPECT_EQ(t, res.asserts_failed, 0);
+}
+
+/* A down and a cwait that are never answered end at the stop; the
+ * mutex the cwait takes back is released. */
+static void run_sema_and_cwait_stopped(struct ktest *t)
+{
+	int blocked = READ_ONCE(mutex_nr_blocked);
+	struct scn_result res;
+
+	KASSERT_EQ(t, run_text(t, "scenario st\ntimeout 50ms\n"
+			       "expect timeout\nmutex m\nsemaphore s\n"
+			       "condvar c\ntask a fair\n    down s\nend\n"
+			       "task b fair\n    lock m\n    cwait c m\n"
+			       "    unlock m\nend\nend scenario\n", &res), 0);
+	KEXPECT(t, res.timed_out && !res.deadlock && !res.stuck);
+	KEXPECT(t, res.passed);
+	KEXPECT_EQ(t, READ_ONCE(mutex_nr_blocked), blocked);
+}
+
 static void next_scenario_runs_after_stops(struct ktest *t)
 {
 	struct scn_result res;
@@ -644,6 +704,10 @@ static struct ktest_case scenario_parse_cases[] = {
 	KTEST_CASE(run_deadlock_is_stopped),
 	KTEST_CASE(run_overrun_is_stopped),
 	KTEST_CASE(run_ww_younger_backs_off),
+	KTEST_CASE(run_repeat_reports_once),
+	KTEST_CASE(run_order_checks_first_marks),
+	KTEST_CASE(run_spin_bound_is_an_error),
+	KTEST_CASE(run_sema_and_cwait_stopped),
 	KTEST_CASE(next_scenario_runs_after_stops),
 	{ 0 },
 };
