@@ -369,7 +369,7 @@ static void valid_script_parses_whole(struct ktest *t)
 	KEXPECT_EQ(t, s->timeout_ns, 2 * NSEC_PER_SEC);
 	KEXPECT_EQ(t, s->tasks[0].start_ns, NSEC_PER_MSEC);
 	KEXPECT_EQ(t, s->tasks[0].sched.attr.nice, -5);
-	KEXPECT_EQ(t, s->tasks[0].steps[4].set.attr.policy, SCHED_RR);
+	KEXPECT_EQ(t, s->sets[s->tasks[0].steps[4].arg].attr.policy, SCHED_RR);
 	KEXPECT_EQ(t, s->tasks[1].sched.attr.dl_period, 10 * NSEC_PER_MSEC);
 	KEXPECT(t, strcmp(s->text + s->tasks[1].steps[1].text,
 			  "hello, world") == 0);
@@ -397,7 +397,8 @@ static void deadline_limits_inclusive(struct ktest *t)
 	KASSERT(t, s != NULL);
 	KEXPECT_EQ(t, s->tasks[0].sched.attr.dl_runtime, DL_RUNTIME_MIN_NS);
 	KEXPECT_EQ(t, s->tasks[0].sched.attr.dl_period, DL_PERIOD_MIN_NS);
-	KEXPECT_EQ(t, s->tasks[0].steps[0].set.attr.dl_period, DL_PERIOD_MIN_NS);
+	KEXPECT_EQ(t, s->sets[s->tasks[0].steps[0].arg].attr.dl_period,
+		   DL_PERIOD_MIN_NS);
 	KEXPECT_EQ(t, s->tasks[1].sched.attr.dl_period, DL_PERIOD_MAX_NS);
 	scenario_free(s);
 }

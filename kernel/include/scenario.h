@@ -34,6 +34,7 @@
 #define SCN_MAX_REPEAT	10000		/* repeat N: N at most */
 #define SCN_MAX_SEM_COUNT 1000		/* semaphore S=N: N at most */
 #define SCN_MAX_ORDER	16		/* events in one assert order */
+#define SCN_MAX_SETS	256		/* set steps in a script */
 #define SCN_MAX_NS	(60 * NSEC_PER_SEC)	/* any duration */
 #define SCN_DEFAULT_TIMEOUT (5 * NSEC_PER_SEC)
 #define SCN_ERR_LEN	128
@@ -74,7 +75,8 @@ struct scn_step {
 					   trylock: mutex | (ok ? 1 : 0) << 8;
 					   wwlock, assert order: how many in
 					   the list at text; repeat: N;
-					   end of repeat: its repeat step */
+					   end of repeat: its repeat step;
+					   set: its index in sets[] */
 	int16_t arg2;			/* cwait: the mutex */
 	int16_t who;			/* class, prio, donor: the task asked
 					   about (-1: me) */
@@ -86,7 +88,6 @@ struct scn_step {
 	uint64_t ns;			/* compute, sleep, elapsed bound,
 					   spin bound (0: none);
 					   assert backoffs: enum scn_cmp */
-	struct scn_sched set;		/* SCN_SET */
 	int num;			/* assertions: KTAP number (1..) */
 };
 
@@ -114,6 +115,9 @@ struct scenario {
 	char sems[SCN_MAX_SEMS][SCN_NAME_MAX];
 	int sem_count[SCN_MAX_SEMS];	/* initial units */
 	char conds[SCN_MAX_CONDS][SCN_NAME_MAX];
+	int nsets;
+	struct scn_sched sets[SCN_MAX_SETS];	/* of the set steps (kept
+					   apart: a step stays small) */
 	struct scn_task tasks[SCN_MAX_TASKS];
 	int text_len;
 	char text[SCN_MAX_BYTES];	/* print texts, NUL separated */

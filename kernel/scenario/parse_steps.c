@@ -187,7 +187,13 @@ bool scn_parse_set(struct parser *p, int op)
 {
 	struct scn_step *st = new_step(p, op);
 
-	return st && class_header(p, 1, &st->set, NULL);
+	if (!st)
+		return false;
+	if (p->s->nsets == SCN_MAX_SETS)
+		return fail_at(p, col_of(p, 0), "too many set steps (at most "
+			       "%d)", SCN_MAX_SETS);
+	st->arg = p->s->nsets++;
+	return class_header(p, 1, &p->s->sets[st->arg], NULL);
 }
 
 /* ---- Assertions -------------------------------------------------------- */

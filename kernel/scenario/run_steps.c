@@ -166,12 +166,13 @@ bool scn_run_yield(struct scn_trun *tr, const struct scn_step *st)
  * task and fails a scenario that expected to pass. */
 bool scn_run_set(struct scn_trun *tr, const struct scn_step *st)
 {
+	const struct scn_sched *set = &tr->run->s->sets[st->arg];
 	int err = 0;
 
-	if (st->set.has_attr)
-		err = sched_setattr(current(), &st->set.attr);
-	if (!err && st->set.affinity)
-		err = sched_setaffinity(current(), st->set.affinity);
+	if (set->has_attr)
+		err = sched_setattr(current(), &set->attr);
+	if (!err && set->affinity)
+		err = sched_setaffinity(current(), set->affinity);
 	if (err) {
 		__atomic_fetch_add(&tr->run->errors, 1, __ATOMIC_RELAXED);
 		say(tr, "error: set refused: ", err == -EBUSY ?

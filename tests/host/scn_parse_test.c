@@ -309,10 +309,21 @@ static void limits(void)
 	snprintf(want, sizeof(want), "%d:10: too many events (at most 64)",
 		 3 + 64);
 	bad("event 65", buf, want);
+	n = snprintf(buf, size, "scenario t\n");
+	for (int i = 0; i < 5; i++) {
+		n += snprintf(buf + n, size - n, "task t%d fair\n", i);
+		for (int j = 0; j < 64; j++)
+			n += snprintf(buf + n, size - n, "    set cpu=0\n");
+		n += snprintf(buf + n, size - n, "end\n");
+	}
+	snprintf(buf + n, size - n, "end scenario\n");
+	snprintf(want, sizeof(want), "%d:5: too many set steps (at most 256)",
+		 1 + 4 * 66 + 2);
+	bad("set 257", buf, want);
 	free(buf);
 
 	/* what a parse holds stays a reasonable kmalloc */
-	CHECK(sizeof(struct scenario) < 512 * 1024, "struct scenario is %zu "
+	CHECK(sizeof(struct scenario) < 256 * 1024, "struct scenario is %zu "
 	      "bytes", sizeof(struct scenario));
 	{
 		static const char src[] = "scenario t\ncpus 8\ntask a fair\n"
