@@ -78,7 +78,7 @@ SRCS := $(GEN_SRCS) $(ARCH_SRCS)
 OBJS := $(patsubst %,$(BUILD)/%.o,$(basename $(SRCS))) $(BUILD)/scenarios.o
 KERNEL := $(BUILD)/kernel.elf
 
-.PHONY: kernel images run test bench profile debug lab handout grade deps clean
+.PHONY: kernel images run test bench profile debug lab lab-check handout grade deps clean
 
 kernel: $(KERNEL)
 images: $(KERNEL) $(ARCH_IMAGES)
@@ -191,6 +191,15 @@ grade: deps
 	@if [ -z "$(LAB)" ]; then echo "make grade: give LAB=n (docs/labs/README.md)" >&2; \
 		exit 2; fi
 	python3 tools/runner.py grade $(LAB)
+
+# The scenario checked on the host with the kernel's parser, no boot
+# (tests/host/scn_lint.c): file:line:col: message, the line, a caret.
+lab-check:
+	@if [ -z "$(SCENARIO)" ]; then echo "make lab-check: give SCENARIO=file" \
+		"(a scenario script, docs/scenarios.md)" >&2; \
+		exit 2; fi
+	@$(MAKE) --no-print-directory -s -C tests/host lint
+	@build/host/scn_lint $(if $(filter command line environment,$(origin CPUS)),--cpus $(CPUS)) "$(SCENARIO)"
 
 clean:
 	rm -rf build

@@ -136,21 +136,18 @@ static const struct bad_input bad[] = {
 	  "2:11: duplicate mutex 'm'" },
 	{ "duplicate task", HEAD TASK "end\n" TASK END,
 	  "5:6: duplicate task 'a'" },
-	{ "too many mutexes",
-	  "scenario t\nmutex a b c d e f g h i j k l m n o p q\n",
-	  "2:39: too many mutexes (at most 16)" },
 	{ "unknown event", HEAD TASK "    wait go\n" END,
 	  "4:10: unknown event 'go' (no task marks it)" },
 	{ "unknown task", HEAD TASK "    assert donor b\n" END,
 	  "4:18: unknown task 'b'" },
 	{ "unknown assertion", HEAD TASK "    assert mood happy\n" END,
 	  "4:12: unknown assertion 'mood' (class, prio, donor, cpu, "
-	  "happened, not happened, elapsed, backoffs)" },
+	  "happened, not happened, elapsed, backoffs, order)" },
 	{ "assert cpu outside", HEAD TASK "    assert cpu 1\n" END,
 	  "4:16: cpu 1 out of range (0..0)" },
 	{ "assert alone", HEAD TASK "    assert\n" END,
 	  "4:11: assert needs what to check (class, prio, donor, cpu, "
-	  "happened, not happened, elapsed, backoffs)" },
+	  "happened, not happened, elapsed, backoffs, order)" },
 	{ "unknown assertion without value", HEAD TASK "    assert mood\n" END,
 	  "4:16: assert mood needs a value" },
 	{ "assert class without value", HEAD TASK "    assert class\n" END,
@@ -331,6 +328,14 @@ static void limits_are_errors(struct ktest *t)
 		 2 + 2 * SCN_MAX_TASKS, SCN_MAX_TASKS);
 	expect_error(t, "too many tasks", buf, n, want);
 
+	/* one mutex a line: the 65th is on line 2 + SCN_MAX_MUTEXES */
+	n = snprintf(buf, size, "scenario t\n");
+	for (int i = 0; i <= SCN_MAX_MUTEXES; i++)
+		n += snprintf(buf + n, size - n, "mutex m%d\n", i);
+	snprintf(want, sizeof(want), "%d:7: too many mutexes (at most %d)",
+		 2 + SCN_MAX_MUTEXES, SCN_MAX_MUTEXES);
+	expect_error(t, "too many mutexes", buf, n, want);
+
 	n = snprintf(buf, size, "scenario t\ntask a fair\n");
 	for (int i = 0; i <= SCN_MAX_STEPS; i++)
 		n += snprintf(buf + n, size - n, "    yield\n");
@@ -364,7 +369,7 @@ static void valid_script_parses_whole(struct ktest *t)
 	KEXPECT_EQ(t, s->timeout_ns, 2 * NSEC_PER_SEC);
 	KEXPECT_EQ(t, s->tasks[0].start_ns, NSEC_PER_MSEC);
 	KEXPECT_EQ(t, s->tasks[0].sched.attr.nice, -5);
-	KEXPECT_EQ(t, s->tasks[0].steps[4].set.attr.policy, SCHED_RR);
+	KEXPECT_EQ(t, s->sets[s->tasks[0].steps[4].arg].attr.policy, SCHED_RR);
 	KEXPECT_EQ(t, s->tasks[1].sched.attr.dl_period, 10 * NSEC_PER_MSEC);
 	KEXPECT(t, strcmp(s->text + s->tasks[1].steps[1].text,
 			  "hello, world") == 0);
@@ -392,7 +397,8 @@ static void deadline_limits_inclusive(struct ktest *t)
 	KASSERT(t, s != NULL);
 	KEXPECT_EQ(t, s->tasks[0].sched.attr.dl_runtime, DL_RUNTIME_MIN_NS);
 	KEXPECT_EQ(t, s->tasks[0].sched.attr.dl_period, DL_PERIOD_MIN_NS);
-	KEXPECT_EQ(t, s->tasks[0].steps[0].set.attr.dl_period, DL_PERIOD_MIN_NS);
+	KEXPECT_EQ(t, s->sets[s->tasks[0].steps[0].arg].attr.dl_period,
+		   DL_PERIOD_MIN_NS);
 	KEXPECT_EQ(t, s->tasks[1].sched.attr.dl_period, DL_PERIOD_MAX_NS);
 	scenario_free(s);
 }
@@ -418,8 +424,9 @@ static void ww_script_parses_whole(struct ktest *t)
 	KEXPECT_EQ(t, s->ww, 0xeu);		/* x y z, not m */
 	KEXPECT_EQ(t, s->tasks[0].steps[0].op, SCN_WWLOCK);
 	KEXPECT_EQ(t, s->tasks[0].steps[0].arg, 2);
-	KEXPECT_EQ(t, s->tasks[0].steps[0].mx[0], 3);	/* z first */
-	KEXPECT_EQ(t, s->tasks[0].steps[0].mx[1], 1);
+	/* the list in the texts, index + 1 each: z first */
+	KEXPECT_EQ(t, s->text[s->tasks[0].steps[0].text], 3 + 1);
+	KEXPECT_EQ(t, s->text[s->tasks[0].steps[0].text + 1], 1 + 1);
 	KEXPECT_EQ(t, s->tasks[0].steps[4].op, SCN_A_BACKOFFS);
 	KEXPECT_EQ(t, s->tasks[0].steps[4].ns, SCN_CMP_LE);
 	KEXPECT_EQ(t, s->tasks[0].steps[4].arg, 2);
@@ -617,6 +624,66 @@ static void run_ww_younger_backs_off(struct ktest *t)
 	run_ww(t, "wound-wait", 0, 1);	/* the assertion can fail */
 }
 
+/* An assertion inside a repeat is one case: failing in all three
+ * rounds counts once; passing in all, none. */
+static void run_repeat_reports_once(struct ktest *t)
+{
+	struct scn_result res;
+
+	KASSERT_EQ(t, run_text(t, "scenario rf\ntask a fair\n    repeat 3\n"
+			       "        mark x\n        assert not happened x\n"
+			       "        assert happened x\n    end\nend\n"
+			       "end scenario\n", &res), 0);
+	KEXPECT(t, !res.passed && !res.timed_out);
+	KEXPECT_EQ(t, res.asserts_failed, 1);
+}
+
+/* assert order: the first marks, in order; the wrong order fails. */
+static void run_order_checks_first_marks(struct ktest *t)
+{
+	struct scn_result res;
+
+	KASSERT_EQ(t, run_text(t, "scenario o\ntask a fair\n    mark x\n"
+			       "    mark y\n    mark x\n    assert order x y\n"
+			       "    assert order y x\nend\nend scenario\n",
+			       &res), 0);
+	KEXPECT(t, !res.passed);
+	KEXPECT_EQ(t, res.asserts_failed, 1);
+}
+
+/* spin until E within D: E not there in time is an error of the run
+ * (not an assertion), and the task stops there. */
+static void run_spin_bound_is_an_error(struct ktest *t)
+{
+	struct scn_result res;
+
+	KASSERT_EQ(t, run_text(t, "scenario sp\ntask a fair\n"
+			       "    spin until late within 2ms\n"
+			       "    mark never\nend\n"
+			       "task b fair start=50ms\n    mark late\n"
+			       "    assert not happened never\nend\n"
+			       "end scenario\n", &res), 0);
+	KEXPECT(t, !res.passed && !res.timed_out && !res.stuck);
+	KEXPECT_EQ(t, res.asserts_failed, 0);
+}
+
+/* A down and a cwait that are never answered end at the stop; the
+ * mutex the cwait takes back is released. */
+static void run_sema_and_cwait_stopped(struct ktest *t)
+{
+	int blocked = READ_ONCE(mutex_nr_blocked);
+	struct scn_result res;
+
+	KASSERT_EQ(t, run_text(t, "scenario st\ntimeout 50ms\n"
+			       "expect timeout\nmutex m\nsemaphore s\n"
+			       "condvar c\ntask a fair\n    down s\nend\n"
+			       "task b fair\n    lock m\n    cwait c m\n"
+			       "    unlock m\nend\nend scenario\n", &res), 0);
+	KEXPECT(t, res.timed_out && !res.deadlock && !res.stuck);
+	KEXPECT(t, res.passed);
+	KEXPECT_EQ(t, READ_ONCE(mutex_nr_blocked), blocked);
+}
+
 static void next_scenario_runs_after_stops(struct ktest *t)
 {
 	struct scn_result res;
@@ -638,6 +705,10 @@ static struct ktest_case scenario_parse_cases[] = {
 	KTEST_CASE(run_deadlock_is_stopped),
 	KTEST_CASE(run_overrun_is_stopped),
 	KTEST_CASE(run_ww_younger_backs_off),
+	KTEST_CASE(run_repeat_reports_once),
+	KTEST_CASE(run_order_checks_first_marks),
+	KTEST_CASE(run_spin_bound_is_an_error),
+	KTEST_CASE(run_sema_and_cwait_stopped),
 	KTEST_CASE(next_scenario_runs_after_stops),
 	{ 0 },
 };

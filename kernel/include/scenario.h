@@ -7,9 +7,10 @@
  * docs/scenarios.md; kernel/scenario/ implements it in two halves that
  * share only this header and steps.h (docs/scenarios.md, "The engine"):
  *
- *   lex.c, parse.c, parse_steps.c, class.c, ww_parse.c (parse.h)
- *              text -> struct scenario, every static check
- *   run.c, run_steps.c, run_check.c, ww_run.c (run.h)
+ *   lex.c, parse.c, parse_steps.c, class.c, ww_parse.c, sem_parse.c
+ *   (parse.h)  text -> struct scenario, every static check (also built
+ *              for the host: tests/host/scn_lint.c)
+ *   run.c, run_steps.c, run_check.c, ww_run.c, sem_run.c (run.h)
  *              struct scenario -> threads, KTAP results, stopping
  *   steps.c    what both halves name: steps and comparisons
  *   builtin.c  the scenarios embedded in the kernel, the front ends
@@ -24,10 +25,16 @@
 #define SCN_MAX_BYTES	16384		/* a whole script */
 #define SCN_LINE_MAX	160		/* characters in one line */
 #define SCN_NAME_MAX	16		/* names, NUL included */
-#define SCN_MAX_TASKS	16
-#define SCN_MAX_MUTEXES	16
-#define SCN_MAX_EVENTS	16		/* distinct mark names */
+#define SCN_MAX_TASKS	64
+#define SCN_MAX_MUTEXES	64		/* mutexes and wwmutexes */
+#define SCN_MAX_SEMS	64		/* semaphores */
+#define SCN_MAX_CONDS	64		/* condition variables */
+#define SCN_MAX_EVENTS	64		/* distinct mark names */
 #define SCN_MAX_STEPS	64		/* per task */
+#define SCN_MAX_REPEAT	10000		/* repeat N: N at most */
+#define SCN_MAX_SEM_COUNT 1000		/* semaphore S=N: N at most */
+#define SCN_MAX_ORDER	16		/* events in one assert order */
+#define SCN_MAX_SETS	256		/* set steps in a script */
 #define SCN_MAX_NS	(60 * NSEC_PER_SEC)	/* any duration */
 #define SCN_DEFAULT_TIMEOUT (5 * NSEC_PER_SEC)
 #define SCN_ERR_LEN	128
@@ -35,10 +42,12 @@
 enum scn_op {
 	SCN_LOCK, SCN_UNLOCK, SCN_TRYLOCK, SCN_COMPUTE, SCN_SLEEP, SCN_YIELD,
 	SCN_SET, SCN_PRINT, SCN_MARK, SCN_WAIT, SCN_WWLOCK, SCN_WWUNLOCK,
+	SCN_DOWN, SCN_UP, SCN_CWAIT, SCN_SIGNAL, SCN_BROADCAST,
+	SCN_REPEAT, SCN_END_REPEAT, SCN_SPIN,
 	/* assertions: one KTAP result each (trylock is one too) */
 	SCN_A_CLASS, SCN_A_PRIO, SCN_A_DONOR, SCN_A_CPU, SCN_A_HAPPENED,
 	SCN_A_NOT_HAPPENED, SCN_A_ELAPSED_LT, SCN_A_ELAPSED_GT,
-	SCN_A_BACKOFFS,
+	SCN_A_BACKOFFS, SCN_A_ORDER,
 	SCN_NR_OPS
 };
 
@@ -59,15 +68,26 @@ struct scn_sched {
 struct scn_step {
 	uint8_t op;			/* enum scn_op */
 	uint16_t line;			/* in the script, for reports */
+	bool looped;			/* inside a repeat block */
 	int16_t arg;			/* mutex / event / task index (-1:
-					   self), CPU, prio, class policy;
+					   self), CPU, prio, class policy,
+					   semaphore / condvar index;
 					   trylock: mutex | (ok ? 1 : 0) << 8;
-					   wwlock: how many in mx[] */
-	uint16_t text;			/* print: offset in scenario->text */
-	uint64_t ns;			/* compute, sleep, elapsed bound;
+					   wwlock, assert order: how many in
+					   the list at text; repeat: N;
+					   end of repeat: its repeat step;
+					   set: its index in sets[] */
+	int16_t arg2;			/* cwait: the mutex */
+	int16_t who;			/* class, prio, donor: the task asked
+					   about (-1: me) */
+	uint16_t text;			/* print: offset in scenario->text;
+					   wwlock, assert order: a list of
+					   mutex / event indexes, one byte
+					   each */
+	uint16_t who_text, who_col;	/* `of TASK`: its name, until known */
+	uint64_t ns;			/* compute, sleep, elapsed bound,
+					   spin bound (0: none);
 					   assert backoffs: enum scn_cmp */
-	uint8_t mx[SCN_MAX_MUTEXES];	/* wwlock: mutexes, in order */
-	struct scn_sched set;		/* SCN_SET */
 	int num;			/* assertions: KTAP number (1..) */
 };
 
@@ -86,12 +106,18 @@ struct scenario {
 	int locking;			/* enum locking_mode, or -1: as is */
 	uint64_t timeout_ns;
 	int expect;			/* enum scn_expect */
-	int nmutexes, nevents, ntasks;
-	uint32_t ww;			/* bit m: mutex m is a wwmutex */
+	int nmutexes, nevents, ntasks, nsems, nconds;
+	uint64_t ww;			/* bit m: mutex m is a wwmutex */
 	bool wait_die;			/* wwclass wait-die (else wound-wait) */
 	int nasserts;			/* KTAP cases: nasserts + 1 */
 	char mutexes[SCN_MAX_MUTEXES][SCN_NAME_MAX];
 	char events[SCN_MAX_EVENTS][SCN_NAME_MAX];
+	char sems[SCN_MAX_SEMS][SCN_NAME_MAX];
+	int sem_count[SCN_MAX_SEMS];	/* initial units */
+	char conds[SCN_MAX_CONDS][SCN_NAME_MAX];
+	int nsets;
+	struct scn_sched sets[SCN_MAX_SETS];	/* of the set steps (kept
+					   apart: a step stays small) */
 	struct scn_task tasks[SCN_MAX_TASKS];
 	int text_len;
 	char text[SCN_MAX_BYTES];	/* print texts, NUL separated */

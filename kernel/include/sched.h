@@ -247,6 +247,10 @@ struct sched_context {
 	int prio;
 };
 void sched_current_context(struct sched_context *ctx);
+/* The scheduling context task @p runs with, or would run with: its
+ * CPU's donor while @p is that CPU's curr, else @p's own (possibly
+ * inherited) parameters.  @p must not exit meanwhile.  Task context. */
+void sched_task_context(struct task *p, struct sched_context *ctx);
 
 /* Deadlock reports of proxy execution (kernel/sched/proxy.c), for the
  * scenario runner and the tests: how many blocked_on cycles were found,

@@ -111,6 +111,27 @@ static bool stmt_expect(struct parser *p)
 		       "deadlock, timeout)", word(p, 1));
 }
 
+bool name_taken(struct parser *p, const char *name, int col,
+		const char *kind)
+{
+	struct scenario *s = p->s;
+	const char *was = NULL;
+
+	if (find_name(s->mutexes, s->nmutexes, name) >= 0)
+		was = "mutex";
+	else if (find_name(s->sems, s->nsems, name) >= 0)
+		was = "semaphore";
+	else if (find_name(s->conds, s->nconds, name) >= 0)
+		was = "condvar";
+	if (!was)
+		return false;
+	if (strcmp(was, kind) == 0)
+		fail_at(p, col, "duplicate %s '%s'", kind, name);
+	else
+		fail_at(p, col, "'%s' is already a %s", name, was);
+	return true;
+}
+
 static bool stmt_mutex(struct parser *p)
 {
 	struct scenario *s = p->s;
@@ -120,14 +141,13 @@ static bool stmt_mutex(struct parser *p)
 	for (int i = 1; i < p->nw; i++) {
 		if (!name_ok(p, word(p, i), col_of(p, i)))
 			return false;
-		if (find_name(s->mutexes, s->nmutexes, word(p, i)) >= 0)
-			return fail_at(p, col_of(p, i), "duplicate mutex '%s'",
-				       word(p, i));
+		if (name_taken(p, word(p, i), col_of(p, i), "mutex"))
+			return false;
 		if (s->nmutexes == SCN_MAX_MUTEXES)
 			return fail_at(p, col_of(p, i), "too many mutexes (at "
 				       "most %d)", SCN_MAX_MUTEXES);
 		if (word(p, 0)[0] == 'w')	/* wwmutex (ww_parse.c) */
-			s->ww |= 1u << s->nmutexes;
+			s->ww |= 1ULL << s->nmutexes;
 		strlcpy(s->mutexes[s->nmutexes++], word(p, i), SCN_NAME_MAX);
 	}
 	return true;
@@ -199,6 +219,8 @@ static const struct {
 	{ "mutex", stmt_mutex },
 	{ "wwmutex", stmt_mutex },
 	{ "wwclass", stmt_wwclass },		/* ww_parse.c */
+	{ "semaphore", stmt_semaphore },	/* sem_parse.c */
+	{ "condvar", stmt_condvar },		/* sem_parse.c */
 	{ "task", stmt_task },
 	{ "end", stmt_end },
 };
@@ -228,16 +250,21 @@ static bool top_line(struct parser *p)
 
 /* ---- Task lines -------------------------------------------------------- */
 
-/* The `end` of a task: it must hold nothing. */
+/* The `end` of a repeat block, else of the task: it must hold nothing. */
 static bool step_end(struct parser *p)
 {
 	if (word(p, 1) && strcmp(word(p, 1), "scenario") == 0)
-		return fail_at(p, col_of(p, 0), "missing 'end' of task '%s'",
+		return p->in_repeat ?
+		       fail_at(p, col_of(p, 0), "missing 'end' of the repeat "
+			       "at line %d", p->repeat_line) :
+		       fail_at(p, col_of(p, 0), "missing 'end' of task '%s'",
 			       p->task->name);
 	if (!no_more(p, 1))
 		return false;
+	if (p->in_repeat)
+		return repeat_end(p);
 	for (int m = 0; m < p->s->nmutexes; m++)
-		if (p->held & 1u << m)
+		if (p->held & 1ULL << m)
 			return fail_at(p, col_of(p, 0),
 				       "task '%s' ends holding '%s'",
 				       p->task->name, p->s->mutexes[m]);
@@ -297,15 +324,17 @@ static bool resolve(struct parser *p)
 		for (int j = 0; j < s->tasks[i].nsteps; j++) {
 			struct scn_step *st = &s->tasks[i].steps[j];
 			const char *n = s->text + st->text;
+			const char *w = s->text + st->who_text;
 
-			if (st->op != SCN_A_DONOR || st->arg != UNRESOLVED)
-				continue;
-			st->arg = find_task(s, n);
-			if (st->arg < 0) {
-				p->line = st->line;
+			p->line = st->line;
+			if (st->op == SCN_A_DONOR && st->arg == UNRESOLVED &&
+			    (st->arg = find_task(s, n)) < 0)
 				return fail_at(p, st->ns, "unknown task '%s'",
 					       n);
-			}
+			if (st->who == UNRESOLVED &&
+			    (st->who = find_task(s, w)) < 0)
+				return fail_at(p, st->who_col,
+					       "unknown task '%s'", w);
 		}
 	}
 	return true;
@@ -328,7 +357,10 @@ static void parse_all(struct parser *p)
 	if (p->failed)
 		return;
 	p->line++;
-	if (p->task)
+	if (p->in_repeat)
+		fail_at(p, 1, "missing 'end' of the repeat at line %d",
+			p->repeat_line);
+	else if (p->task)
 		fail_at(p, 1, "missing 'end' of task '%s'", p->task->name);
 	else if (!s->name[0])
 		fail_at(p, 1, "empty script (expected 'scenario NAME')");

@@ -2,8 +2,11 @@
  * parse.h - what the scenario parser's parts share: lex.c (lines,
  * words, numbers, durations, names; the error), class.c (class headers
  * of task lines and `set`), parse.c (statements, the task lines, the
- * checks that need the whole script), parse_steps.c (each step) and
- * ww_parse.c (the wound/wait statements and steps).  Nothing here knows
+ * checks that need the whole script), parse_steps.c (each step, repeat
+ * blocks), ww_parse.c (the wound/wait statements and steps) and
+ * sem_parse.c (semaphores and condvars).  The same files build on the
+ * host (tests/host: the lint and the parser tests), so they use only
+ * what tests/host/scn_host.c provides besides the headers.  Nothing here knows
  * how a scenario runs: the parser's product is a struct scenario.
  */
 #ifndef SCENARIO_PARSE_H
@@ -31,7 +34,10 @@ struct parser {
 	char *err;
 	bool failed;
 	struct scn_task *task;		/* inside `task ... end`, or NULL */
-	uint32_t held;			/* mutexes the task holds (bits) */
+	uint64_t held;			/* mutexes the task holds (bits) */
+	bool in_repeat;			/* inside `repeat N ... end` */
+	int repeat_line, repeat_step;	/* its `repeat` line and step */
+	uint64_t repeat_held;		/* p->held at its `repeat` */
 	bool seen_cpus, seen_locking, seen_timeout, seen_expect, ended;
 	bool seen_wwclass;
 	int need_line, need_col;	/* `cpus N` above the online count */
@@ -82,6 +88,14 @@ bool class_header(struct parser *p, int i, struct scn_sched *sc,
 /* A header statement (cpus, ...): before any task, once, one value. */
 bool header_once(struct parser *p, bool *seen);
 
+/* The name is declared already, as a mutex, semaphore or condvar: the
+ * error ("duplicate mutex 'm'", "'m' is already a mutex").  @kind:
+ * the kind being declared. */
+bool name_taken(struct parser *p, const char *name, int col,
+		const char *kind);
+/* Add @t (NUL included) to the scenario's texts; its offset. */
+int add_text(struct parser *p, const char *t);
+
 /* parse_steps.c; the steps' own parse functions are in steps.h */
 /* Index of the mutex named by word @i, or -1 (error reported). */
 int mutex_index(struct parser *p, int i);
@@ -95,6 +109,13 @@ const char *assert_value(struct parser *p, int op, int i);
 /* An `assert` line that names no assertion: its error. */
 bool assert_unknown(struct parser *p);
 
+/* The `end` of a repeat block (parse_steps.c). */
+bool repeat_end(struct parser *p);
+
 /* ww_parse.c: `wwclass` */
 bool stmt_wwclass(struct parser *p);
+
+/* sem_parse.c: `semaphore NAME[=N]...`, `condvar NAME...` */
+bool stmt_semaphore(struct parser *p);
+bool stmt_condvar(struct parser *p);
 #endif

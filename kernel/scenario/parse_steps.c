@@ -54,7 +54,7 @@ static int event_index(struct parser *p, int i)
 	return idx;
 }
 
-static int add_text(struct parser *p, const char *t)
+int add_text(struct parser *p, const char *t)
 {
 	struct scenario *s = p->s;
 	int off = s->text_len;
@@ -81,6 +81,8 @@ struct scn_step *new_step(struct parser *p, int op)
 	memset(st, 0, sizeof(*st));
 	st->op = op;
 	st->line = p->line;
+	st->looped = p->in_repeat;
+	st->who = -1;
 	return st;
 }
 
@@ -95,7 +97,7 @@ bool scn_parse_lock(struct parser *p, int op)
 	if (m < 0)
 		return false;
 	name = p->s->mutexes[m];
-	if (p->s->ww & 1u << m)
+	if (p->s->ww & 1ULL << m)
 		return fail_at(p, col_of(p, 1), "'%s' is a wwmutex (use wwlock "
 			       "and wwunlock)", name);
 	if (op == SCN_TRYLOCK) {
@@ -108,10 +110,10 @@ bool scn_parse_lock(struct parser *p, int op)
 	}
 	if (!no_more(p, op == SCN_TRYLOCK ? 3 : 2))
 		return false;
-	if (op == SCN_UNLOCK && !(p->held & 1u << m))
+	if (op == SCN_UNLOCK && !(p->held & 1ULL << m))
 		return fail_at(p, col_of(p, 1), "unlock of '%s', not held by "
 			       "'%s' here", name, p->task->name);
-	if (op != SCN_UNLOCK && p->held & 1u << m)
+	if (op != SCN_UNLOCK && p->held & 1ULL << m)
 		return fail_at(p, col_of(p, 1), "'%s' is already held by '%s' "
 			       "here", name, p->task->name);
 	st = new_step(p, op);
@@ -119,9 +121,9 @@ bool scn_parse_lock(struct parser *p, int op)
 		return false;
 	st->arg = op == SCN_TRYLOCK ? m | want_ok << 8 : m;
 	if (op == SCN_UNLOCK)
-		p->held &= ~(1u << m);
+		p->held &= ~(1ULL << m);
 	else if (want_ok)
-		p->held |= 1u << m;
+		p->held |= 1ULL << m;
 	if (op == SCN_TRYLOCK)
 		st->num = ++p->s->nasserts;
 	return true;
@@ -185,7 +187,13 @@ bool scn_parse_set(struct parser *p, int op)
 {
 	struct scn_step *st = new_step(p, op);
 
-	return st && class_header(p, 1, &st->set, NULL);
+	if (!st)
+		return false;
+	if (p->s->nsets == SCN_MAX_SETS)
+		return fail_at(p, col_of(p, 0), "too many set steps (at most "
+			       "%d)", SCN_MAX_SETS);
+	st->arg = p->s->nsets++;
+	return class_header(p, 1, &p->s->sets[st->arg], NULL);
 }
 
 /* ---- Assertions -------------------------------------------------------- */
@@ -193,7 +201,7 @@ bool scn_parse_set(struct parser *p, int op)
 /* What `assert` can check, as its errors list it: the assertions of
  * steps.c, in its order. */
 #define ASSERT_KINDS "class, prio, donor, cpu, happened, not happened, " \
-		     "elapsed, backoffs"
+		     "elapsed, backoffs, order"
 
 struct scn_step *new_assert(struct parser *p, int op)
 {
@@ -214,6 +222,30 @@ const char *assert_value(struct parser *p, int op, int i)
 	return v;
 }
 
+/*
+ * `of TASK` from word @i, or nothing: the assertion is about TASK's
+ * context instead of mine.  TASK may be declared later (resolve(),
+ * parse.c); `of self` is the same as nothing.
+ */
+static bool assert_who(struct parser *p, struct scn_step *st, int i)
+{
+	const char *w = word(p, i);
+
+	if (!w || strcmp(w, "of"))
+		return no_more(p, i);
+	w = word(p, i + 1);
+	if (!w)
+		return fail_at(p, col_of(p, i + 1), "'of' needs a task name");
+	if (!name_ok(p, w, col_of(p, i + 1)))
+		return false;
+	if (strcmp(w, "self")) {
+		st->who = UNRESOLVED;
+		st->who_text = add_text(p, w);
+		st->who_col = col_of(p, i + 1);
+	}
+	return no_more(p, i + 2);
+}
+
 /* assert class fair|rt|deadline */
 bool scn_parse_a_class(struct parser *p, int op)
 {
@@ -226,7 +258,7 @@ bool scn_parse_a_class(struct parser *p, int op)
 	if (st->arg < 0)
 		return fail_at(p, col_of(p, 2), "unknown class '%s' (fair, rt, "
 			       "deadline)", v);
-	return no_more(p, 3);
+	return assert_who(p, st, 3);
 }
 
 /* assert prio N, on the scale of prio= */
@@ -240,7 +272,7 @@ bool scn_parse_a_prio(struct parser *p, int op)
 			  "prio", &n))
 		return false;
 	st->arg = n;
-	return no_more(p, 3);
+	return assert_who(p, st, 3);
 }
 
 /* assert donor NAME|self: a task declared later is resolved at the end
@@ -255,7 +287,7 @@ bool scn_parse_a_donor(struct parser *p, int op)
 	st->arg = strcmp(v, "self") == 0 ? -1 : UNRESOLVED;
 	st->text = add_text(p, v);
 	st->ns = col_of(p, 2);
-	return no_more(p, 3);
+	return assert_who(p, st, 3);
 }
 
 /* assert cpu N, one of the scenario's CPUs */
@@ -295,6 +327,140 @@ bool scn_parse_a_elapsed(struct parser *p, int op)
 		return fail_at(p, col_of(p, 3), "assert elapsed needs a "
 			       "duration");
 	return duration(p, word(p, 3), col_of(p, 3), &st->ns) && no_more(p, 4);
+}
+
+/* assert order E1 E2 ...: 2..SCN_MAX_ORDER events, each once; the list
+ * of their indexes goes to the texts, one byte each. */
+bool scn_parse_a_order(struct parser *p, int op)
+{
+	struct scn_step *st = new_assert(p, op);
+	char list[SCN_MAX_ORDER + 1];
+	int n = p->nw - 2;
+
+	if (!st)
+		return false;
+	if (n < 2)
+		return fail_at(p, col_of(p, p->nw), "assert order needs at "
+			       "least two events");
+	if (n > SCN_MAX_ORDER)
+		return fail_at(p, col_of(p, 2 + SCN_MAX_ORDER), "too many "
+			       "events in assert order (at most %d)",
+			       SCN_MAX_ORDER);
+	for (int i = 0; i < n; i++) {
+		int e = event_index(p, 2 + i);
+
+		if (e < 0)
+			return false;
+		for (int j = 0; j < i; j++)
+			if (list[j] == e + 1)
+				return fail_at(p, col_of(p, 2 + i), "event '%s' "
+					       "twice in assert order",
+					       word(p, 2 + i));
+		list[i] = e + 1;	/* never NUL */
+	}
+	list[n] = '\0';
+	st->arg = n;
+	st->text = add_text(p, list);
+	return true;
+}
+
+/* ---- Flow: repeat and spin ---------------------------------------------- */
+
+/*
+ * repeat N: the steps up to the matching `end` run N times.  No nesting
+ * (the parser then knows what is held at every step with one saved
+ * set), and the body must give back what it takes: it holds at its
+ * `end` exactly what it held at `repeat`.
+ */
+bool scn_parse_repeat(struct parser *p, int op)
+{
+	struct scn_step *st;
+	long long n;
+
+	if (p->in_repeat)
+		return fail_at(p, col_of(p, 0), "'repeat' inside the repeat at "
+			       "line %d (repeats do not nest)", p->repeat_line);
+	if (!word(p, 1))
+		return fail_at(p, col_of(p, 1), "repeat needs a count");
+	if (!number(p, word(p, 1), col_of(p, 1), false, 1, SCN_MAX_REPEAT,
+		    "repeat count", &n) || !no_more(p, 2))
+		return false;
+	st = new_step(p, op);
+	if (!st)
+		return false;
+	st->arg = n;
+	p->in_repeat = true;
+	p->repeat_line = p->line;
+	p->repeat_step = p->task->nsteps - 1;
+	p->repeat_held = p->held;
+	return true;
+}
+
+/* The `end` of a repeat block (step_end, parse.c): the body must hold
+ * what it held at its start. */
+bool repeat_end(struct parser *p)
+{
+	uint64_t more = p->held & ~p->repeat_held;
+	uint64_t less = p->repeat_held & ~p->held;
+	struct scn_step *st;
+
+	if (p->task->nsteps - 1 == p->repeat_step)
+		return fail_at(p, col_of(p, 0), "empty repeat (line %d)",
+			       p->repeat_line);
+	for (int m = 0; m < p->s->nmutexes; m++) {
+		if (more & 1ULL << m)
+			return fail_at(p, col_of(p, 0), "the repeat at line %d "
+				       "ends holding '%s' (each time round "
+				       "must release what it takes)",
+				       p->repeat_line, p->s->mutexes[m]);
+		if (less & 1ULL << m)
+			return fail_at(p, col_of(p, 0), "the repeat at line %d "
+				       "releases '%s', which it did not take",
+				       p->repeat_line, p->s->mutexes[m]);
+	}
+	st = new_step(p, SCN_END_REPEAT);
+	if (!st)
+		return false;
+	st->looped = true;
+	st->arg = p->repeat_step;
+	p->in_repeat = false;
+	return true;
+}
+
+/* `end` is read by step_end (parse.c), never through the table. */
+bool scn_parse_end_repeat(struct parser *p, int op)
+{
+	(void)op;
+	return fail_at(p, col_of(p, 0), "'end' of a repeat outside one");
+}
+
+/* spin until E [within D]: run (never sleeping) until event E has
+ * happened; with a bound, a run error after D. */
+bool scn_parse_spin(struct parser *p, int op)
+{
+	struct scn_step *st = new_step(p, op);
+
+	if (!st)
+		return false;
+	if (!word(p, 1) || strcmp(word(p, 1), "until"))
+		return fail_at(p, col_of(p, 1), "expected 'until' after "
+			       "'spin'");
+	st->arg = event_index(p, 2);
+	if (st->arg < 0)
+		return false;
+	if (!word(p, 3))
+		return true;
+	if (strcmp(word(p, 3), "within"))
+		return fail_at(p, col_of(p, 3), "expected 'within D' or "
+			       "nothing after the event");
+	if (!word(p, 4))
+		return fail_at(p, col_of(p, 4), "'within' needs a duration");
+	if (!duration(p, word(p, 4), col_of(p, 4), &st->ns) || !no_more(p, 5))
+		return false;
+	if (!st->ns)
+		return fail_at(p, col_of(p, 4), "spin bound 0ns (at least "
+			       "1ns)");
+	return true;
 }
 
 /*

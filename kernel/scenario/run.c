@@ -304,11 +304,15 @@ static bool setup(struct scn_run *r, struct sched_attr *saved, int *mode)
 	r->wwclass = (struct ww_class){ .is_wait_die = s->wait_die,
 					.name = s->name };
 	for (int m = 0; m < s->nmutexes; m++) {
-		if (s->ww & 1u << m)
+		if (s->ww & 1ULL << m)
 			ww_mutex_init(&r->ww[m], &r->wwclass, s->mutexes[m]);
 		else
 			mutex_init(&r->mx[m], s->mutexes[m]);
 	}
+	for (int i = 0; i < s->nsems; i++)
+		sema_init(&r->sem[i], s->sem_count[i], s->sems[i]);
+	for (int i = 0; i < s->nconds; i++)
+		cond_init(&r->cv[i], s->conds[i]);
 	sched_getattr(current(), saved);
 	sched_setattr(current(), &top);
 	return true;

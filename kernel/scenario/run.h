@@ -2,7 +2,8 @@
  * run.h - what a running scenario is, shared by the run half of the
  * scenario engine: run.c (the controller: starting, stopping, the
  * final case), run_steps.c (a task's thread and its steps), run_check.c
- * (assertions and their results) and ww_run.c (the wound/wait steps).
+ * (assertions and their results), ww_run.c (the wound/wait steps) and
+ * sem_run.c (semaphores and condvars).
  * Nothing here knows the parser: a run starts from a struct scenario.
  */
 #ifndef SCENARIO_RUN_H
@@ -11,6 +12,8 @@
 #include "ktap.h"
 #include "mutex.h"
 #include "ww_mutex.h"
+#include "semaphore.h"
+#include "condvar.h"
 #include "timer.h"
 
 #define SCN_GRACE_NS (20 * NSEC_PER_MSEC)
@@ -23,6 +26,9 @@ struct scn_trun {
 	const struct scn_task *st;
 	struct task *task;		/* set by thread_spawn before it runs */
 	int step;			/* the step it is at (for reports) */
+	int jump;			/* set by a step: the next step, or -1 */
+	int loop_left;			/* runs of its repeat body still to do,
+					   this one included */
 	int waiting;			/* mutex it blocks on, or -1 */
 	int wait_event;			/* event it waits for, or -1 */
 	int held[SCN_MAX_MUTEXES];	/* in locking order */
@@ -42,7 +48,10 @@ struct scn_run {
 	uint64_t t0, deadline;
 	int go;				/* t0 is set: tasks may start */
 	int abort;			/* stop now: time is up or an error */
-	uint32_t events;		/* atomic: bit e = event e happened */
+	uint64_t events;		/* atomic: bit e = event e happened */
+	uint32_t ev_seq[SCN_MAX_EVENTS];	/* atomic: 1.. in the order of
+					   first marks; 0: not yet */
+	uint32_t nseq;			/* atomic: first marks so far */
 	int nleft;			/* atomic: tasks not yet ended */
 	int failed;			/* atomic: assertions that failed */
 	int errors;			/* atomic: steps the kernel refused */
@@ -56,13 +65,15 @@ struct scn_run {
 	struct ww_class wwclass;	/* of every wwmutex of the scenario */
 	struct mutex mx[SCN_MAX_MUTEXES];	/* the plain ones */
 	struct ww_mutex ww[SCN_MAX_MUTEXES];	/* bit m of s->ww set */
+	struct semaphore sem[SCN_MAX_SEMS];
+	struct condvar cv[SCN_MAX_CONDS];
 	struct scn_trun tr[SCN_MAX_TASKS];
 };
 
 /* The struct mutex behind scenario mutex @m, whichever its kind. */
 static inline struct mutex *scn_mutex(struct scn_run *r, int m)
 {
-	return r->s->ww & 1u << m ? &r->ww[m].base : &r->mx[m];
+	return r->s->ww & 1ULL << m ? &r->ww[m].base : &r->mx[m];
 }
 
 static inline uint64_t since_t0(struct scn_run *r)
@@ -72,10 +83,19 @@ static inline uint64_t since_t0(struct scn_run *r)
 
 static inline bool event_happened(struct scn_run *r, int e)
 {
-	return __atomic_load_n(&r->events, __ATOMIC_ACQUIRE) & 1u << e;
+	return __atomic_load_n(&r->events, __ATOMIC_ACQUIRE) & 1ULL << e;
 }
 
 /* The steps' own run functions are in steps.h. */
+
+/* The time a blocking step may wait: until the limit plus the grace
+ * (at least 1 ns: 0 would mean "forever"). */
+static inline uint64_t wait_left(struct scn_run *r)
+{
+	int64_t left = (int64_t)(r->deadline + SCN_GRACE_NS - clock_ns());
+
+	return left > 0 ? (uint64_t)left : 1;
+}
 
 /* run_steps.c */
 /* The thread of task @arg (a struct scn_trun). */

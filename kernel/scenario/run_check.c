@@ -15,6 +15,7 @@ void case_name(const struct scn_trun *tr, const struct scn_step *st,
 	       char *buf, size_t len)
 {
 	const struct scenario *s = tr->run->s;
+	size_t total = len;
 	int n = snprintf(buf, len, "L%d_%s_", st->line, tr->st->name);
 	char *b = buf + n;
 
@@ -52,12 +53,21 @@ void case_name(const struct scn_trun *tr, const struct scn_step *st,
 		snprintf(b, len, "backoffs_%s_%d", scn_cmp_names[st->ns],
 			 st->arg);
 		break;
+	case SCN_A_ORDER:
+		n = snprintf(b, len, "order");
+		for (int i = 0; i < st->arg && n < (int)len; i++)
+			n += snprintf(b + n, len - n, "_%s",
+				      s->events[s->text[st->text + i] - 1]);
+		break;
 	default:			/* its name: "assert x y" -> "x_y" */
 		strlcpy(b, scn_steps[st->op].name + strlen("assert "), len);
 		for (; *b; b++)
 			if (*b == ' ')
 				*b = '_';
 	}
+	n = strlen(buf);
+	if (st->who >= 0)
+		snprintf(buf + n, total - n, "_of_%s", s->tasks[st->who].name);
 }
 
 /* One assertion's KTAP line, its diagnostic (if it failed) just above. */
@@ -68,6 +78,11 @@ bool report(struct scn_trun *tr, const struct scn_step *st, bool ok,
 	unsigned long flags;
 	char name[64];
 
+	/* Inside a repeat: one result, at the first failure or else at the
+	 * last run (loop_left counts this run too). */
+	if (st->looped && (r->reported[st->num / 64] >> st->num % 64 & 1 ||
+			   (ok && tr->loop_left > 1)))
+		return true;
 	case_name(tr, st, name, sizeof(name));
 	__atomic_fetch_or(&r->reported[st->num / 64], 1ULL << st->num % 64,
 			  __ATOMIC_RELAXED);
@@ -90,12 +105,22 @@ static bool class_is(const char *class_name, int policy)
 	return strcmp(class_name, sched_policy_class_name(policy)) == 0;
 }
 
+/* The context an assertion is about: mine, or with `of T` T's. */
+static void context_of(struct scn_trun *tr, const struct scn_step *st,
+		       struct sched_context *v)
+{
+	if (st->who < 0)
+		sched_current_context(v);
+	else
+		sched_task_context(tr->run->tr[st->who].task, v);
+}
+
 bool scn_check_class(struct scn_trun *tr, const struct scn_step *st)
 {
 	struct sched_context v;
 	char why[96];
 
-	sched_current_context(&v);
+	context_of(tr, st, &v);
 	snprintf(why, sizeof(why), "class is %s (context of %s)",
 		 v.class_name, v.donor->name);
 	return report(tr, st, class_is(v.class_name, st->arg), why);
@@ -108,7 +133,7 @@ bool scn_check_prio(struct scn_trun *tr, const struct scn_step *st)
 	char why[96];
 	int prio;
 
-	sched_current_context(&v);
+	context_of(tr, st, &v);
 	if (!class_is(v.class_name, SCHED_FIFO)) {
 		snprintf(why, sizeof(why), "class is %s, not rt (context of "
 			 "%s)", v.class_name, v.donor->name);
@@ -123,13 +148,14 @@ bool scn_check_prio(struct scn_trun *tr, const struct scn_step *st)
 bool scn_check_donor(struct scn_trun *tr, const struct scn_step *st)
 {
 	struct scn_run *r = tr->run;
+	struct task *self = st->who < 0 ? current() : r->tr[st->who].task;
 	struct sched_context v;
 	char why[96];
 
-	sched_current_context(&v);
+	context_of(tr, st, &v);
 	snprintf(why, sizeof(why), "donor is %s, expected %s", v.donor->name,
 		 r->s->text + st->text);
-	return report(tr, st, v.donor == (st->arg < 0 ? current() :
+	return report(tr, st, v.donor == (st->arg < 0 ? self :
 					  r->tr[st->arg].task), why);
 }
 
@@ -167,4 +193,33 @@ bool scn_check_elapsed(struct scn_trun *tr, const struct scn_step *st)
 		 (unsigned long long)(st->ns / NSEC_PER_USEC));
 	return report(tr, st, st->op == SCN_A_ELAPSED_LT ? t < st->ns :
 			      t > st->ns, why);
+}
+
+/* assert order E1 E2 ...: each has happened, and the first marks came in
+ * that order. */
+bool scn_check_order(struct scn_trun *tr, const struct scn_step *st)
+{
+	struct scn_run *r = tr->run;
+	const char *list = r->s->text + st->text;
+	uint32_t last = 0;
+	char why[96];
+
+	for (int i = 0; i < st->arg; i++) {
+		int e = list[i] - 1;
+		uint32_t seq;
+
+		if (!event_happened(r, e)) {
+			snprintf(why, sizeof(why), "'%s' has not happened",
+				 r->s->events[e]);
+			return report(tr, st, false, why);
+		}
+		seq = __atomic_load_n(&r->ev_seq[e], __ATOMIC_RELAXED);
+		if (seq < last) {
+			snprintf(why, sizeof(why), "'%s' happened before '%s'",
+				 r->s->events[e], r->s->events[list[i - 1] - 1]);
+			return report(tr, st, false, why);
+		}
+		last = seq;
+	}
+	return report(tr, st, true, "");
 }

@@ -85,12 +85,10 @@ bool scn_run_lock(struct scn_trun *tr, const struct scn_step *st)
 {
 	struct scn_run *r = tr->run;
 	int m = st->arg;
-	int64_t left = (int64_t)(r->deadline + SCN_GRACE_NS - clock_ns());
 	int err;
 
 	WRITE_ONCE(tr->waiting, m);
-	/* 0 would mean "forever": past the limit, wait a token 1 ns. */
-	err = mutex_lock_timeout(&r->mx[m], left > 0 ? (uint64_t)left : 1);
+	err = mutex_lock_timeout(&r->mx[m], wait_left(r));
 	if (err) {
 		/* Past the limit.  Until the controller has taken its picture
 		 * and says stop, look as we did: waiting for m. */
@@ -168,12 +166,13 @@ bool scn_run_yield(struct scn_trun *tr, const struct scn_step *st)
  * task and fails a scenario that expected to pass. */
 bool scn_run_set(struct scn_trun *tr, const struct scn_step *st)
 {
+	const struct scn_sched *set = &tr->run->s->sets[st->arg];
 	int err = 0;
 
-	if (st->set.has_attr)
-		err = sched_setattr(current(), &st->set.attr);
-	if (!err && st->set.affinity)
-		err = sched_setaffinity(current(), st->set.affinity);
+	if (set->has_attr)
+		err = sched_setattr(current(), &set->attr);
+	if (!err && set->affinity)
+		err = sched_setaffinity(current(), set->affinity);
 	if (err) {
 		__atomic_fetch_add(&tr->run->errors, 1, __ATOMIC_RELAXED);
 		say(tr, "error: set refused: ", err == -EBUSY ?
@@ -196,9 +195,17 @@ bool scn_run_mark(struct scn_trun *tr, const struct scn_step *st)
 	struct scn_run *r = tr->run;
 	int e = st->arg;
 
+	uint32_t none = 0;
+
 	say(tr, "mark ", r->s->events[e]);
 	trace_mark(r->s->events[e]);
-	__atomic_fetch_or(&r->events, 1u << e, __ATOMIC_SEQ_CST);
+	/* Its place among first marks (assert order), before it shows as
+	 * happened: whoever sees the bit sees the place. */
+	if (!__atomic_load_n(&r->ev_seq[e], __ATOMIC_RELAXED))
+		__atomic_compare_exchange_n(&r->ev_seq[e], &none,
+			__atomic_add_fetch(&r->nseq, 1, __ATOMIC_SEQ_CST),
+			false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+	__atomic_fetch_or(&r->events, 1ULL << e, __ATOMIC_SEQ_CST);
 	/* Wake every waiter before the first of them can preempt us. */
 	preempt_disable();
 	for (int i = 0; i < r->ntasks; i++)
@@ -214,6 +221,51 @@ bool scn_run_wait(struct scn_trun *tr, const struct scn_step *st)
 	WRITE_ONCE(tr->wait_event, st->arg);
 	scn_sleep(tr->run, 0, event_happened, st->arg, true);
 	WRITE_ONCE(tr->wait_event, -1);
+	return true;
+}
+
+/* ---- Flow ------------------------------------------------------------ */
+
+/* repeat N: the body's runs start now (a repeat does not nest, so one
+ * counter per task is enough). */
+bool scn_run_repeat(struct scn_trun *tr, const struct scn_step *st)
+{
+	tr->loop_left = st->arg;
+	return true;
+}
+
+/* The end of the body: back to its first step while runs are left. */
+bool scn_run_end_repeat(struct scn_trun *tr, const struct scn_step *st)
+{
+	if (--tr->loop_left > 0)
+		tr->jump = st->arg + 1;
+	return true;
+}
+
+/*
+ * spin until E [within D]: burn CPU, never sleeping (so the task stays
+ * runnable and in its class's competition, unlike wait), until E has
+ * happened, the stop, or D of wall time (then an error of the run).
+ */
+bool scn_run_spin(struct scn_trun *tr, const struct scn_step *st)
+{
+	struct scn_run *r = tr->run;
+	uint64_t until = st->ns ? clock_ns() + st->ns : 0;
+	char text[SCN_NAME_MAX + 64];
+
+	while (!event_happened(r, st->arg)) {
+		if (READ_ONCE(r->abort))
+			return false;
+		if (until && clock_ns() >= until) {
+			__atomic_fetch_add(&r->errors, 1, __ATOMIC_RELAXED);
+			snprintf(text, sizeof(text), "'%s' did not happen within "
+				 "%llu us", r->s->events[st->arg],
+				 (unsigned long long)(st->ns / NSEC_PER_USEC));
+			say(tr, "error: spin until: ", text);
+			return false;
+		}
+		arch_cpu_relax();
+	}
 	return true;
 }
 
@@ -236,8 +288,11 @@ void scn_task_main(void *arg)
 		const struct scn_step *st = &t->steps[i];
 
 		WRITE_ONCE(tr->step, i);
+		tr->jump = -1;
 		if (!scn_steps[st->op].run(tr, st))
 			break;
+		if (tr->jump >= 0)
+			i = tr->jump - 1;
 	}
 	tr->finished = i == t->nsteps;
 	if (tr->nww)			/* stopped inside a ww context */

@@ -34,15 +34,35 @@ const struct scn_step_kind scn_steps[SCN_NR_OPS] = {
 		"backing off on -EDEADLK" },
 	[SCN_WWUNLOCK] = { "wwunlock", scn_parse_wwunlock, scn_run_wwunlock,
 		"wwunlock: release the context's wwmutexes and end it" },
+	[SCN_DOWN] = { "down", scn_parse_sema, scn_run_down,
+		"down S: sema_down(), waiting at most until the time limit" },
+	[SCN_UP] = { "up", scn_parse_sema, scn_run_up,
+		"up S: sema_up(), the unit to the first waiter by priority" },
+	[SCN_CWAIT] = { "cwait", scn_parse_cwait, scn_run_cwait,
+		"cwait C M: cond_wait() on C, releasing M (held) meanwhile" },
+	[SCN_SIGNAL] = { "signal", scn_parse_signal, scn_run_signal,
+		"signal C: cond_signal(), the first waiter by priority" },
+	[SCN_BROADCAST] = { "broadcast", scn_parse_signal, scn_run_broadcast,
+		"broadcast C: cond_broadcast(), every waiter" },
+	[SCN_REPEAT] = { "repeat", scn_parse_repeat, scn_run_repeat,
+		"repeat N: the steps up to its end, N times" },
+	[SCN_END_REPEAT] = { "end", scn_parse_end_repeat, scn_run_end_repeat,
+		"end (of a repeat): back to its first step, or on" },
+	[SCN_SPIN] = { "spin", scn_parse_spin, scn_run_spin,
+		"spin until E [within D]: run, never sleeping, until event E "
+		"has happened" },
 
 	/* Assertions: one KTAP case each, about the task's context (the
-	 * scheduling context it runs with: rq->donor of its CPU). */
+	 * scheduling context it runs with: rq->donor of its CPU), or with
+	 * `of TASK` about TASK's. */
 	[SCN_A_CLASS] = { "assert class", scn_parse_a_class, scn_check_class,
-		"assert class fair|rt|deadline: my context's class" },
+		"assert class fair|rt|deadline [of T]: my (T's) context's "
+		"class" },
 	[SCN_A_PRIO] = { "assert prio", scn_parse_a_prio, scn_check_prio,
-		"assert prio N: my context is RT with priority N" },
+		"assert prio N [of T]: my (T's) context is RT with priority N" },
 	[SCN_A_DONOR] = { "assert donor", scn_parse_a_donor, scn_check_donor,
-		"assert donor NAME|self: my context is task NAME's / my own" },
+		"assert donor NAME|self [of T]: my (T's) context is task "
+		"NAME's / my (T's) own" },
 	[SCN_A_CPU] = { "assert cpu", scn_parse_a_cpu, scn_check_cpu,
 		"assert cpu N: I run on CPU N" },
 	[SCN_A_HAPPENED] = { "assert happened", scn_parse_a_happened,
@@ -60,6 +80,9 @@ const struct scn_step_kind scn_steps[SCN_NR_OPS] = {
 		scn_check_backoffs,
 		"assert backoffs =|<|>|<=|>= N: how often my wwlock steps were "
 		"told -EDEADLK" },
+	[SCN_A_ORDER] = { "assert order", scn_parse_a_order, scn_check_order,
+		"assert order E1 E2...: those events happened, first marked "
+		"in that order" },
 };
 
 const char *const scn_cmp_ops[SCN_NR_CMPS] = {

@@ -55,7 +55,7 @@ extern const struct scn_step_kind scn_steps[SCN_NR_OPS];
 extern const char *const scn_cmp_ops[SCN_NR_CMPS];
 extern const char *const scn_cmp_names[SCN_NR_CMPS];
 
-/* parse_steps.c, ww_parse.c */
+/* parse_steps.c, ww_parse.c, sem_parse.c */
 bool scn_parse_lock(struct parser *p, int op);	/* lock, unlock, trylock */
 bool scn_parse_duration(struct parser *p, int op);	/* compute, sleep */
 bool scn_parse_yield(struct parser *p, int op);
@@ -71,8 +71,16 @@ bool scn_parse_a_cpu(struct parser *p, int op);
 bool scn_parse_a_happened(struct parser *p, int op);	/* and not */
 bool scn_parse_a_elapsed(struct parser *p, int op);	/* < and > */
 bool scn_parse_a_backoffs(struct parser *p, int op);
+bool scn_parse_a_order(struct parser *p, int op);
+bool scn_parse_repeat(struct parser *p, int op);
+bool scn_parse_end_repeat(struct parser *p, int op);
+bool scn_parse_spin(struct parser *p, int op);
+/* sem_parse.c */
+bool scn_parse_sema(struct parser *p, int op);		/* down, up */
+bool scn_parse_cwait(struct parser *p, int op);
+bool scn_parse_signal(struct parser *p, int op);	/* and broadcast */
 
-/* run_steps.c, run_check.c, ww_run.c */
+/* run_steps.c, run_check.c, ww_run.c, sem_run.c */
 bool scn_run_lock(struct scn_trun *tr, const struct scn_step *st);
 bool scn_run_unlock(struct scn_trun *tr, const struct scn_step *st);
 bool scn_run_trylock(struct scn_trun *tr, const struct scn_step *st);
@@ -92,4 +100,13 @@ bool scn_check_cpu(struct scn_trun *tr, const struct scn_step *st);
 bool scn_check_happened(struct scn_trun *tr, const struct scn_step *st);
 bool scn_check_elapsed(struct scn_trun *tr, const struct scn_step *st);
 bool scn_check_backoffs(struct scn_trun *tr, const struct scn_step *st);
+bool scn_check_order(struct scn_trun *tr, const struct scn_step *st);
+bool scn_run_repeat(struct scn_trun *tr, const struct scn_step *st);
+bool scn_run_end_repeat(struct scn_trun *tr, const struct scn_step *st);
+bool scn_run_spin(struct scn_trun *tr, const struct scn_step *st);
+bool scn_run_down(struct scn_trun *tr, const struct scn_step *st);
+bool scn_run_up(struct scn_trun *tr, const struct scn_step *st);
+bool scn_run_cwait(struct scn_trun *tr, const struct scn_step *st);
+bool scn_run_signal(struct scn_trun *tr, const struct scn_step *st);
+bool scn_run_broadcast(struct scn_trun *tr, const struct scn_step *st);
 #endif

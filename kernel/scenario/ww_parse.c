@@ -40,6 +40,7 @@ bool scn_parse_wwlock(struct parser *p, int op)
 {
 	struct scenario *s = p->s;
 	struct scn_step *st;
+	char list[MAX_WORDS];
 
 	if (p->nw < 2)
 		return fail_at(p, col_of(p, 1), "wwlock needs a wwmutex name");
@@ -50,17 +51,19 @@ bool scn_parse_wwlock(struct parser *p, int op)
 
 		if (m < 0)
 			return false;
-		if (!(s->ww & 1u << m))
+		if (!(s->ww & 1ULL << m))
 			return fail_at(p, col_of(p, i), "'%s' is not a wwmutex "
 				       "(declare it with 'wwmutex')",
 				       s->mutexes[m]);
-		if (p->held & 1u << m)
+		if (p->held & 1ULL << m)
 			return fail_at(p, col_of(p, i), "'%s' is already held "
 				       "by '%s' here", s->mutexes[m],
 				       p->task->name);
-		p->held |= 1u << m;
-		st->mx[st->arg++] = m;	/* distinct: at most 16 */
+		p->held |= 1ULL << m;
+		list[st->arg++] = m + 1;	/* distinct, never NUL */
 	}
+	list[st->arg] = '\0';
+	st->text = add_text(p, list);
 	return true;
 }
 

@@ -33,7 +33,7 @@ static void drop_all(struct scn_trun *tr)
 	for (int i = tr->nheld - 1; i >= 0; i--) {
 		int m = tr->held[i];
 
-		if (!(r->s->ww & 1u << m))
+		if (!(r->s->ww & 1ULL << m))
 			continue;
 		held_drop(tr, m);
 		ww_mutex_unlock(&r->ww[m]);
@@ -74,7 +74,7 @@ bool scn_run_wwlock(struct scn_trun *tr, const struct scn_step *st)
 	if (!tr->nww)
 		ww_acquire_init(&tr->ctx, &r->wwclass);
 	for (i = 0; i < st->arg; i++)
-		tr->wwset[tr->nww++] = st->mx[i];
+		tr->wwset[tr->nww++] = r->s->text[st->text + i] - 1;
 retry:
 	for (i = 0; i < tr->nww; i++) {
 		m = tr->wwset[i];

@@ -80,6 +80,21 @@ void sched_current_context(struct sched_context *ctx)
 	preempt_enable();
 }
 
+/* The same for any task @p, under @p's runqueue lock: the donor of its
+ * CPU if @p runs there now, else @p itself (a task that is not running
+ * has only its own context, boosted or not). */
+void sched_task_context(struct task *p, struct sched_context *ctx)
+{
+	unsigned long flags = arch_irq_save();
+	struct rq *rq = task_rq_lock(p);
+
+	ctx->donor = rq->curr == p ? rq->donor : p;
+	ctx->class_name = ctx->donor->sched_class->name;
+	ctx->prio = ctx->donor->prio;
+	spin_unlock_raw(&rq->lock);
+	arch_irq_restore(flags);
+}
+
 /* ---- The order of scheduling contexts ---------------------------------- */
 
 static bool rt_policy(int policy)

@@ -929,6 +929,33 @@ class Driver(unittest.TestCase):
             self.assertEqual(lab.main(["/nonexistent/x.scn"]), 2)
         self.assertIn("does not exist", err.getvalue())
 
+    def test_lint_good_and_broken(self):
+        """--lint runs the kernel's parser on the host: 0 and silent for
+        a good script, 1 with file:line:col: message and a caret for a
+        broken one (the lint itself: tests/host/scn_lint_test.sh)."""
+        d = tempfile.mkdtemp()
+        try:
+            good = os.path.join(d, "good.scn")
+            bad = os.path.join(d, "bad.scn")
+            with open(good, "w") as f:
+                f.write("scenario g\ntask a fair\n    repeat 2\n"
+                        "        yield\n    end\nend\nend scenario\n")
+            with open(bad, "w") as f:
+                f.write("scenario b\ntask a fair\n    repeat 0\n")
+            lint = lambda path: subprocess.run(
+                [sys.executable, os.path.join(TOOLS, "runner.py"),
+                 "lab", "--lint", path], stdout=subprocess.PIPE,
+                universal_newlines=True)
+            r = lint(good)
+            self.assertEqual((r.returncode, r.stdout), (0, ""))
+            r = lint(bad)
+            self.assertEqual(r.returncode, 1)
+            self.assertEqual(r.stdout.splitlines(), [
+                bad + ":3:12: repeat count 0 out of range (1..10000)",
+                "        repeat 0", "               ^"])
+        finally:
+            shutil.rmtree(d)
+
 
 class FakeBoot(unittest.TestCase):
     """lab.py's judging of a boot, with boot.run_boot replaced by a

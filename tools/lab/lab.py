@@ -533,6 +533,22 @@ def convert_main(args):
     return 1 if probs else 0
 
 
+def lint_main(args):
+    """--lint: build the host lint (tests/host) and run it on the file;
+    its output and status are the result (0 good, 1 an error, 2 no
+    file)."""
+    lint = os.path.join(ROOT, "build", "host", "scn_lint")
+    r = subprocess.run(["make", "-s", "-C", os.path.join(ROOT, "tests", "host"),
+                        "lint"], stdout=subprocess.DEVNULL)
+    if r.returncode:
+        print("lab: error: cannot build %s" % lint, file=sys.stderr)
+        return 2
+    cmd = [lint]
+    if args.cpus is not None:
+        cmd += ["--cpus", str(args.cpus)]
+    return subprocess.run(cmd + [args.lint]).returncode
+
+
 def main(argv=None, prog=None):
     ap = argparse.ArgumentParser(
         prog=prog,
@@ -542,6 +558,10 @@ def main(argv=None, prog=None):
     ap.add_argument("scenario", nargs="?", help="scenario file to run")
     ap.add_argument("--check", metavar="SCENARIO",
                     help="boot SCENARIO, convert and validate; PASS/FAIL")
+    ap.add_argument("--lint", metavar="SCENARIO",
+                    help="check SCENARIO on the host with the kernel's own "
+                    "parser (tests/host/scn_lint.c), no boot; status 1 on "
+                    "an error (make lab-check)")
     ap.add_argument("--convert", metavar="FILE",
                     help="console log or trace text -> JSON + SVG, no QEMU")
     ap.add_argument("--arch", default="x86_64", choices=matrix.ARCHES)
@@ -572,12 +592,12 @@ def main(argv=None, prog=None):
                     help="run N times and check that every run gave the "
                     "same trace.txt (under -icount)")
     args = ap.parse_args(argv)
-    modes = [m for m in (args.check, args.convert) if m]
+    modes = [m for m in (args.check, args.convert, args.lint) if m]
     if args.scenario and not args.convert:
         modes.append(args.scenario)
     if len(modes) != 1:
         ap.error("give one of: SCENARIO, --check SCENARIO, --convert FILE "
-                 "[SCENARIO]")
+                 "[SCENARIO], --lint SCENARIO")
     if args.cpus is not None and not 1 <= args.cpus <= 64:
         ap.error("--cpus must be 1..64 (got %d)" % args.cpus)
     if not 1 <= args.repeat <= 20:
@@ -594,6 +614,8 @@ def main(argv=None, prog=None):
                  "or --convert")
     if args.out:
         args.out = os.path.abspath(args.out)
+    if args.lint:
+        return lint_main(args)
     try:
         if args.convert:
             return convert_main(args)
