@@ -884,7 +884,12 @@ static void untraced_sleeps_leave_no_events(struct ktest *t)
 	/* The first (its creation) and the three traced sleeps. */
 	KEXPECT_EQ(t, count_events(wake, -1), 4);
 	KEXPECT(t, count_events(into, -1) <= 5);
-	KEXPECT(t, count_events(into, -1) >= 4);
+	/* Into it: its start, and after each traced sleep, but a sleep
+	 * whose timer fires before the task has switched out (a vCPU the
+	 * host stopped for 200 us between timer_arm() and schedule(): seen
+	 * at 8 CPUs on riscv64) is woken where it runs and never switches:
+	 * its wakeup is recorded, no switch.  So at least the start. */
+	KEXPECT(t, count_events(into, -1) >= 1);
 }
 
 static struct ktest_case trace_cases[] = {
