@@ -24,6 +24,7 @@
 #include "scenario.h"
 #include "shell_job.h"
 #include "timer.h"
+#include "trace.h"
 #include <printf.h>
 #include <string.h>
 
@@ -131,7 +132,9 @@ static void job_wait(void)
 		}
 		if (READ_ONCE(job->stop))
 			job_stop();
-		sleep_ns(SHELL_POLL_NS);
+		/* Out of the trace, as the prompt's poll (shell.c): the
+		 * job's events, not the shell's, are what it is for. */
+		sleep_ns_untraced(SHELL_POLL_NS);
 	}
 	job_reap();
 }
