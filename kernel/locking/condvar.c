@@ -18,10 +18,10 @@
 #include "mutex.h"
 #include "sched.h"
 #include "semaphore.h"
+#include "prio_waiter.h"
 
 struct cond_waiter {
-	struct list_head list;		/* on cv->waiters until signalled */
-	struct task *task;
+	struct prio_waiter pw;		/* on cv->waiters until signalled */
 	struct semaphore sema;		/* upped by the signal */
 };
 
@@ -32,26 +32,10 @@ void cond_init(struct condvar *cv, const char *name)
 	cv->name = name;
 }
 
-/* cv->lock held: the waiter that ranks first, the oldest among equals. */
-static struct cond_waiter *first_waiter(struct condvar *cv)
-{
-	struct cond_waiter *best = NULL;
-	struct list_head *pos;
-
-	list_for_each(pos, &cv->waiters) {
-		struct cond_waiter *w = list_entry(pos, struct cond_waiter,
-						   list);
-
-		if (!best || sched_prio_before(w->task, best->task))
-			best = w;
-	}
-	return best;
-}
-
 int cond_wait_timeout(struct condvar *cv, struct mutex *m,
 		      uint64_t timeout_ns)
 {
-	struct cond_waiter w = { .task = current() };
+	struct cond_waiter w = { .pw.task = current() };
 	unsigned long flags;
 	int ret;
 
@@ -60,18 +44,18 @@ int cond_wait_timeout(struct condvar *cv, struct mutex *m,
 		      m->name, current()->name);
 	sema_init(&w.sema, 0, cv->name);
 	flags = spin_lock(&cv->lock);
-	list_add_tail(&w.list, &cv->waiters);
+	list_add_tail(&w.pw.list, &cv->waiters);
 	spin_unlock(&cv->lock, flags);
 
 	mutex_unlock(m);
 	ret = sema_down_timeout(&w.sema, timeout_ns);
 	if (ret) {
 		flags = spin_lock(&cv->lock);
-		if (list_empty(&w.list)) {	/* signalled meanwhile */
+		if (list_empty(&w.pw.list)) {	/* signalled meanwhile */
 			sema_trydown(&w.sema);
 			ret = 0;
 		} else {
-			list_del_init(&w.list);
+			list_del_init(&w.pw.list);
 		}
 		spin_unlock(&cv->lock, flags);
 	}
@@ -87,12 +71,12 @@ void cond_wait(struct condvar *cv, struct mutex *m)
 /* cv->lock held: wake the first waiter; false if there is none. */
 static bool signal_one(struct condvar *cv)
 {
-	struct cond_waiter *w = first_waiter(cv);
+	struct prio_waiter *pw = prio_waiter_first(&cv->waiters);
 
-	if (!w)
+	if (!pw)
 		return false;
-	list_del_init(&w->list);
-	sema_up(&w->sema);
+	list_del_init(&pw->list);
+	sema_up(&container_of(pw, struct cond_waiter, pw)->sema);
 	return true;
 }
 

@@ -23,13 +23,13 @@
  * stack and task are still there, while it is being woken.
  */
 #include "semaphore.h"
+#include "prio_waiter.h"
 #include "cpu.h"
 #include "sched.h"
 #include "timer.h"
 
 struct sema_waiter {
-	struct list_head list;		/* on s->waiters until granted */
-	struct task *task;
+	struct prio_waiter pw;		/* on s->waiters until granted */
 	bool granted;			/* s->lock: the unit is ours */
 };
 
@@ -41,22 +41,6 @@ void sema_init(struct semaphore *s, int count, const char *name)
 	s->count = count;
 	list_init(&s->waiters);
 	s->name = name;
-}
-
-/* s->lock held: the waiter that ranks first, the oldest among equals. */
-static struct sema_waiter *first_waiter(struct semaphore *s)
-{
-	struct sema_waiter *best = NULL;
-	struct list_head *pos;
-
-	list_for_each(pos, &s->waiters) {
-		struct sema_waiter *w = list_entry(pos, struct sema_waiter,
-						   list);
-
-		if (!best || sched_prio_before(w->task, best->task))
-			best = w;
-	}
-	return best;
 }
 
 static void sema_timeout_fn(struct timer *t)
@@ -78,7 +62,7 @@ bool sema_trydown(struct semaphore *s)
 int sema_down_timeout(struct semaphore *s, uint64_t timeout_ns)
 {
 	struct task *self = current();
-	struct sema_waiter w = { .task = self };
+	struct sema_waiter w = { .pw.task = self };
 	uint64_t deadline = timeout_ns ? clock_ns() + timeout_ns : 0;
 	struct timer tm;
 	unsigned long flags;
@@ -91,7 +75,7 @@ int sema_down_timeout(struct semaphore *s, uint64_t timeout_ns)
 		spin_unlock(&s->lock, flags);
 		return 0;
 	}
-	list_add_tail(&w.list, &s->waiters);
+	list_add_tail(&w.pw.list, &s->waiters);
 	if (deadline) {
 		timer_init(&tm, sema_timeout_fn, self);
 		timer_arm(&tm, deadline);
@@ -106,7 +90,7 @@ int sema_down_timeout(struct semaphore *s, uint64_t timeout_ns)
 	}
 	WRITE_ONCE(self->state, TASK_RUNNING);
 	if (!w.granted)
-		list_del_init(&w.list);
+		list_del_init(&w.pw.list);
 	spin_unlock(&s->lock, flags);
 	if (deadline)
 		timer_cancel(&tm);
@@ -121,12 +105,15 @@ void sema_down(struct semaphore *s)
 void sema_up(struct semaphore *s)
 {
 	unsigned long flags = spin_lock(&s->lock);
-	struct sema_waiter *w = first_waiter(s);
+	struct prio_waiter *pw = prio_waiter_first(&s->waiters);
 
-	if (w) {
-		list_del_init(&w->list);
+	if (pw) {
+		struct sema_waiter *w = container_of(pw, struct sema_waiter,
+						     pw);
+
+		list_del_init(&pw->list);
 		w->granted = true;
-		wake_up(w->task);
+		wake_up(pw->task);
 	} else {
 		s->count++;
 	}
