@@ -17,7 +17,8 @@
 
 #define LINE_MAX 256
 
-static struct console *con;
+static struct console *consoles[CONSOLES_MAX];
+static int nr_consoles;
 static spinlock_t console_lock = SPINLOCK_INIT("console");
 static struct {
 	char buf[LINE_MAX];
@@ -29,21 +30,35 @@ int panic_cpu = -1;
 
 void console_register(struct console *c)
 {
-	con = c;
+	if (nr_consoles == CONSOLES_MAX) {
+		printk("console: no room for console %s (%d registered)\n",
+		       c->name, nr_consoles);
+		return;
+	}
+	consoles[nr_consoles++] = c;
 }
 
 int console_getc(void)
 {
-	return con && con->getc ? con->getc(con) : -1;
+	for (int i = 0; i < nr_consoles; i++) {
+		struct console *con = consoles[i];
+		int ch = con->getc ? con->getc(con) : -1;
+
+		if (ch >= 0)
+			return ch;
+	}
+	return -1;
 }
 
 void console_putc_raw(char ch)
 {
-	if (!con)
-		return;
-	if (ch == '\n')
-		con->putc(con, '\r');
-	con->putc(con, ch);
+	for (int i = 0; i < nr_consoles; i++) {
+		struct console *con = consoles[i];
+
+		if (ch == '\n')
+			con->putc(con, '\r');
+		con->putc(con, ch);
+	}
 }
 
 static void emit(const char *s, size_t n)

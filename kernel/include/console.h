@@ -1,6 +1,7 @@
 /*
- * console.h - the single boot console (serial).  The arch's early init
- * registers it; printk and the shell use it.
+ * console.h - the boot consoles: a serial port, the SBI console, a screen.
+ * The arch's early init registers them; printk and the shell write to
+ * every one and read from whichever has a byte.
  */
 #ifndef CONSOLE_H
 #define CONSOLE_H
@@ -12,9 +13,13 @@ struct console {
 	void *priv;
 };
 
-/* Make @c the console.  Early boot, before printk is used. */
+#define CONSOLES_MAX 4
+
+/* Add @c to the consoles (output goes to all of them, in the order they
+ * were registered).  Early boot, one CPU; a console past CONSOLES_MAX is
+ * refused with a message on the others. */
 void console_register(struct console *c);
-/* Non-blocking read of one byte from the console, -1 if none. */
+/* Non-blocking read of one byte from any console, -1 if none. */
 int console_getc(void);
 /* Emergency output for panic: bypasses the console lock. */
 void console_putc_raw(char ch);
