@@ -144,15 +144,16 @@ debug: deps images
 	@python3 tools/runner.py run $(RUN_ARGS) --gdb
 
 # test_lab.py runs after the images are built: besides its host tests
-# it boots one lab twice under -icount (the same trace both times) and
-# opens the HTML timeline in headless chromium (skipped without one).
+# it boots two labs twice each under -icount on each arch (the same
+# trace both times) and opens the HTML timeline in headless chromium
+# (skipped without one).
 test: deps
 	python3 tests/tools/test_runner.py
 	python3 tests/tools/test_grade.py
 	$(MAKE) --no-print-directory -C tests/host test
 	@for a in $(TEST_ARCHES); do $(MAKE) --no-print-directory ARCH=$$a images || exit 1; \
 		[ "$(DEBUG)" = 1 ] || $(MAKE) --no-print-directory ARCH=$$a DEBUG=1 images || exit 1; done
-	python3 tests/tools/test_lab.py
+	KESTREL_TEST_ARCHES="$(TEST_ARCHES)" python3 tests/tools/test_lab.py
 	KESTREL_TEST_ARCHES="$(TEST_ARCHES)" python3 tests/tools/test_gdb.py
 	KESTREL_TEST_ARCHES="$(TEST_ARCHES)" python3 tests/tools/test_shell.py
 	$(if $(SUITES)$(filter 1,$(DEBUG))$(filter command line environment,$(origin CPUS)),, \

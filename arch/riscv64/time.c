@@ -12,19 +12,15 @@
  * halts.  x86's `pause` also ends it; RISC-V's (QEMU 7.2) does not, so a
  * hart spinning for a lock whose holder waits for its turn spins until
  * the next tick: benchmarks of contended locks then cost minutes of host
- * time and their figures measure the spin, not the lock.  With Sstc and
- * `icount=1` on the command line (the runner's benchmark boots), each
- * arch_cpu_relax() instead halts for RELAX_YIELD_NS of virtual time (wfi
- * with the compare value moved close), so the others run meanwhile.
+ * time and their figures measure the spin, not the lock.  With `icount=1`
+ * on the command line (the runner's benchmark, lab and scenario boots),
+ * each arch_cpu_relax() gives up the turn instead: rv_relax_yield().
  */
 #include "cpu.h"
 #include "cmdline.h"
 #include "rv.h"
 
-#define RELAX_YIELD_NS 1000
-
 bool rv_relax_yields;
-static uint64_t relax_ticks;
 
 uint64_t rv_boot_ticks;			/* arch_impl.h: arch_clock_ns() */
 uint64_t rv_ns_per_tick;
@@ -53,28 +49,46 @@ void rv_relax_init(const char *cmdline)
 {
 	char val[4];
 
-	relax_ticks = RELAX_YIELD_NS * rv_plat.timebase_hz / NSEC_PER_SEC + 1;
-	rv_relax_yields = rv_plat.sstc &&
-		cmdline_get(cmdline, "icount", val, sizeof(val)) &&
+	rv_relax_yields = cmdline_get(cmdline, "icount", val, sizeof(val)) &&
 		val[0] == '1' && val[1] == '\0';
 }
 
-/* Interrupts off throughout, so no handler re-arms the timer between the
- * save and the restore; wfi still wakes on the pending timer (or an IPI),
- * which sie enables.  An interrupt already due makes wfi return at once
- * and is taken when interrupts are restored. */
+/*
+ * Give up this hart's -icount turn without halting and without virtual
+ * time passing: QEMU 7.2 ends a vCPU's turn at `wfi` (EXCP_HLT) even when
+ * an interrupt is pending, and a hart with a pending, enabled interrupt
+ * is not idle, so the next hart runs and this one resumes at the next
+ * round.  The pending interrupt is a software interrupt this hart raises
+ * itself with interrupts off, so it is never taken; it is cleared after.
+ *
+ * Why not a short timed halt (wfi with stimecmp moved 1 us ahead, as
+ * before): the new timer wakes QEMU's main loop, and when every hart is
+ * halted that loop jumps virtual time to the next timer from a clock
+ * that may not yet count the instructions the halting hart just ran (it
+ * reads it while the vCPU thread is still accounting them).  Whether it
+ * does is a host race: a lab's timestamps then moved by up to 1 us from
+ * run to run after a long `compute`.  The yield arms no timer, so it
+ * gives that loop nothing to race with.
+ *
+ * An IPI that arrived meanwhile (its sender sets ipi_pending before it
+ * makes SSIP pending) must survive the clear: it is raised again.  Only
+ * under QEMU -icount, where the vCPUs run one at a time, so the CSR
+ * clear and the ipi_pending load need no fence between them.
+ */
 void rv_relax_yield(void)
 {
 	unsigned long flags = arch_irq_save();
-	uint64_t cmp = csr_read(stimecmp);
-	unsigned long sie = csr_read(sie);
 
-	csr_write(stimecmp, rdtime() + relax_ticks);
-	csr_set(sie, SIE_STIE);
-	__asm__ __volatile__("wfi" ::: "memory");
-	csr_write(stimecmp, cmp);
-	if (!(sie & SIE_STIE))
-		csr_clear(sie, SIE_STIE);
+	if (csr_read(sip) & SIE_SSIE) {
+		/* An IPI is already pending: wfi yields; it is taken later. */
+		__asm__ __volatile__("wfi" ::: "memory");
+	} else {
+		csr_set(sip, SIE_SSIE);
+		__asm__ __volatile__("wfi" ::: "memory");
+		csr_clear(sip, SIE_SSIE);
+		if (READ_ONCE(this_cpu()->ipi_pending))
+			csr_set(sip, SIE_SSIE);
+	}
 	arch_irq_restore(flags);
 }
 

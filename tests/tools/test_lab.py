@@ -5,9 +5,9 @@
 
 Host tests (no QEMU, a few seconds), and two that need more: Browser
 opens the HTML timeline in headless chromium (skipped, with a line on
-stderr, when none is installed), LiveRepeat boots lab3 twice under
--icount with the kernel image in build/ (skipped without one) and
-checks that both traces are the same.  `make test` runs this file after
+stderr, when none is installed), LiveRepeat boots lab1 and lab3 twice
+each under -icount on each arch with a kernel image in build/ (skipped
+without one) and checks that both traces are the same.  `make test` runs this file after
 it has built the images.
 
 The fixtures in tests/tools/fixtures/ are hand-written traces in the format
@@ -784,37 +784,48 @@ class Browser(unittest.TestCase):
         self.assertIn("panel names the donor", text)
 
 
-def built_arch():
-    """x86_64, whose -icount runs repeat byte for byte (riscv64's
-    timestamps can move by under a microsecond: docs/lab-tools.md)."""
-    if os.path.exists(os.path.join(ROOT, "build", "x86_64", "kernel.elf")):
-        return "x86_64"
-    return None
+def built_arches():
+    """The arches whose kernel image `make images` has built, of those
+    KESTREL_TEST_ARCHES names (make test sets it; default both)."""
+    wanted = os.environ.get("KESTREL_TEST_ARCHES", "x86_64 riscv64").split()
+    return [a for a in wanted
+            if os.path.exists(os.path.join(ROOT, "build", a, "kernel.elf"))]
 
 
 class LiveRepeat(unittest.TestCase):
     """A lab booted twice under -icount gives the same trace.txt, byte
-    for byte (make lab's default; `make test` builds the images first)."""
+    for byte (make lab's default; `make test` builds the images first),
+    on each built arch: lab1 (one CPU, a long `compute` while two tasks
+    wait: the case whose riscv64 timestamps once moved from run to run,
+    docs/lab-tools.md) and lab3 (a chain across two CPUs)."""
 
-    def test_lab3_twice_same_trace(self):
-        arch = built_arch()
-        if not arch:
-            print("\nSKIP LiveRepeat: no x86_64 kernel image in build/ "
-                  "(make ARCH=x86_64 images)", file=sys.stderr)
-            self.skipTest("no kernel image")
+    def repeat(self, arch, name):
         d = tempfile.mkdtemp()
         try:
             proc = subprocess.run(
                 [sys.executable, os.path.join(TOOLS, "runner.py"), "lab",
                  "--no-build", "--arch", arch, "--repeat", "2", "--out", d,
-                 os.path.join(ROOT, "docs", "labs", "lab3_chain.scn")],
+                 os.path.join(ROOT, "docs", "labs", name + ".scn")],
                 capture_output=True, text=True, timeout=600)
-            self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+            self.assertEqual(proc.returncode, 0,
+                             arch + ": " + proc.stdout + proc.stderr)
             self.assertIn("repeat: run 2 gave the same trace", proc.stdout)
             with open(os.path.join(d, "trace.txt")) as f:
-                self.assertIn("chain=d#", f.read())
+                return f.read()
         finally:
             shutil.rmtree(d)
+
+    def test_labs_twice_same_trace(self):
+        arches = built_arches()
+        if not arches:
+            print("\nSKIP LiveRepeat: no kernel image in build/ "
+                  "(make images)", file=sys.stderr)
+            self.skipTest("no kernel image")
+        for arch in arches:
+            with self.subTest(arch=arch):
+                self.assertIn("text=low_unlocks",
+                              self.repeat(arch, "lab1_inversion"))
+                self.assertIn("chain=d#", self.repeat(arch, "lab3_chain"))
 
 
 class Driver(unittest.TestCase):
