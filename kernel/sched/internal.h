@@ -445,8 +445,8 @@ static inline bool dl_pull_due(struct rq *rq)
 }
 /*
  * The CPU's scheduling context changed: a new donor, or the running
- * donor's rank (a deadline moved on at a replenishment, parameters or a
- * boost changed).  Stamped for sched_verify, whose windows on this CPU
+ * donor's rank (a deadline moved on at a replenishment, a deadline task
+ * throttled, parameters or a boost changed).  Stamped for sched_verify, whose windows on this CPU
  * start again from here: what ran before was another decision.
  * rq->lock held.
  */
