@@ -192,6 +192,7 @@ void kmain(struct boot_info *bi)
 	arch_mmu_init(bi);
 	sched_init();
 	timer_init_cpu();
+	arch_console_irq_init();
 	cpu_set_online(&cpus[0], true);
 	arch_irq_enable();
 	smp_boot(bi);

@@ -61,6 +61,7 @@ static void job_main(void *arg)
 						      j->script_len);
 	}
 	smp_store_release(&j->done, 1);
+	console_rx_wake();	/* the shell may sleep in console_wait() */
 }
 
 bool shell_job_busy(void)
@@ -111,6 +112,7 @@ static void job_reap(void)
 #define TYPEAHEAD 64
 static char typeahead[TYPEAHEAD];	/* keys typed while a job ran */
 static unsigned ta_head, ta_tail;
+static unsigned ta_dropped;		/* keys past TYPEAHEAD, to report */
 
 int shell_job_typeahead(void)
 {
@@ -129,14 +131,24 @@ static void job_wait(void)
 			job_stop();
 		} else if (ch >= 0 && ta_tail - ta_head < TYPEAHEAD) {
 			typeahead[ta_tail++ % TYPEAHEAD] = (char)ch;
+		} else if (ch >= 0) {
+			ta_dropped++;
 		}
 		if (READ_ONCE(job->stop))
 			job_stop();
-		/* Out of the trace, as the prompt's poll (shell.c): the
-		 * job's events, not the shell's, are what it is for. */
-		sleep_ns_untraced(SHELL_POLL_NS);
+		/* Until a key or the job's end (out of the trace: the
+		 * job's events, not the shell's, are what it is for); a
+		 * request to stop is repeated every SHELL_POLL_NS, since
+		 * one sent before the job's scenario or test began is not
+		 * seen. */
+		if (ch < 0)
+			console_wait(READ_ONCE(job->stop) ? SHELL_POLL_NS : 0);
 	}
 	job_reap();
+	if (ta_dropped)
+		shell_printf("error: %u keys typed while the job ran were "
+			     "dropped (%d are kept)\n", ta_dropped, TYPEAHEAD);
+	ta_dropped = 0;
 }
 
 int shell_job_start(enum job_kind kind, int argc, char **argv,
