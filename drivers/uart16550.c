@@ -9,6 +9,7 @@
  * the VisionFive 2 for instance needs shift 2 and 32-bit accesses, QEMU
  * virt shift 0 and 8-bit accesses, a PC port I/O.
  */
+#include "kernel.h"
 #include "uart16550.h"
 
 enum {
@@ -127,13 +128,18 @@ void uart16550_irq_on(struct uart16550 *u)
  * Drain the whole receive FIFO (the interrupt stays asserted until it is
  * below the trigger level, and on an edge-triggered line a byte left
  * behind would raise no new edge), unless the ring asks us to stop.
- * Reading LSR clears its overrun bit: one overrun is at least one byte.
+ * Stopped, the bytes stay in the FIFO even if an interrupt comes (one
+ * latched before the stop): reading RBR is what makes QEMU hand over
+ * the next byte.  Reading LSR clears its overrun bit: one overrun is at
+ * least one byte.
  */
 void uart16550_irq(struct uart16550 *u)
 {
 	uint8_t lsr;
 	int n = 0;
 
+	if (READ_ONCE(u->con.rx_stopped))
+		return;		/* racy: at worst one byte, into the reserve */
 	while ((lsr = rd(u, LSR)) & LSR_DR) {
 		if (lsr & LSR_OE)
 			console_rx_lost(&u->con, 1);

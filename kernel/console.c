@@ -50,8 +50,8 @@ static struct {
 	spinlock_t lock;	/* everything here; irq-safe */
 	unsigned head, tail;
 	char buf[RX_RING_SIZE];
-	unsigned long lost;		/* ring full, or the device overran */
-	unsigned long reported;		/* lost, as last reported */
+	unsigned long full, overrun;	/* bytes lost: ring full, device */
+	unsigned long reported;		/* full + overrun, as last reported */
 	int nr_stopped;			/* consoles with ->rx_stopped */
 } rx = { .lock = SPINLOCK_INIT("console-rx") };
 
@@ -102,13 +102,17 @@ bool console_rx_push(struct console *c, char ch)
 	bool more = true;
 
 	if (used == RX_RING_SIZE) {
-		rx.lost++;
+		rx.full++;
 		spin_unlock(&rx.lock, flags);
 		return !c->rx_stop;
 	}
 	rx.buf[rx.tail++ % RX_RING_SIZE] = ch;
-	if (c->rx_stop && !c->rx_stopped &&
-	    RX_RING_SIZE - (used + 1) <= RX_RESERVE) {
+	if (c->rx_stopped) {
+		/* An interrupt that was already pending when we stopped
+		 * (the PLIC latches every rising edge): the byte fits in
+		 * the reserve, but read no more. */
+		more = false;
+	} else if (c->rx_stop && RX_RING_SIZE - (used + 1) <= RX_RESERVE) {
 		c->rx_stopped = true;
 		rx.nr_stopped++;
 		c->rx_stop(c);
@@ -123,7 +127,7 @@ void console_rx_lost(struct console *c, unsigned n)
 	unsigned long flags = spin_lock(&rx.lock);
 
 	(void)c;
-	rx.lost += n;
+	rx.overrun += n;
 	spin_unlock(&rx.lock, flags);
 }
 
@@ -204,11 +208,13 @@ void console_wait(uint64_t timeout_ns)
 void console_rx_report(void)
 {
 	unsigned long flags = spin_lock(&rx.lock);
-	unsigned long lost = rx.lost - rx.reported;
+	unsigned long full = rx.full, overrun = rx.overrun;
+	unsigned long lost = full + overrun - rx.reported;
 
-	rx.reported = rx.lost;
+	rx.reported = full + overrun;
 	spin_unlock(&rx.lock, flags);
 	if (lost)
-		printk("console: %lu input bytes lost (input ring of %d "
-		       "full, or the UART overran)\n", lost, RX_RING_SIZE);
+		printk("console: %lu input bytes lost (since boot: %lu with "
+		       "the input ring of %d full, %lu overrun in the "
+		       "device)\n", lost, full, RX_RING_SIZE, overrun);
 }

@@ -225,7 +225,8 @@ static void parse_chosen(struct boot_info *bi)
 	const void *s = fdt_prop(&fdt, chosen, "linux,initrd-start", &slen);
 	const void *e = fdt_prop(&fdt, chosen, "linux,initrd-end", &elen);
 
-	strlcpy(bi->cmdline, args ? args : "", sizeof(bi->cmdline));
+	bi->cmdline_len = strlcpy(bi->cmdline, args ? args : "",
+				  sizeof(bi->cmdline));
 	if (s && e && (slen == 4 || slen == 8) && (elen == 4 || elen == 8)) {
 		uint64_t start = fdt_read_cells(s, slen / 4);
 		uint64_t end = fdt_read_cells(e, elen / 4);
