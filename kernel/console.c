@@ -49,7 +49,10 @@ _Static_assert((RX_RING_SIZE & (RX_RING_SIZE - 1)) == 0, "power of two");
 static struct {
 	spinlock_t lock;	/* everything here; irq-safe */
 	unsigned head, tail;
+	unsigned scanned;		/* console_rx_flush_to() looked up to */
 	char buf[RX_RING_SIZE];
+	unsigned long pushed;		/* bytes through the ring */
+	unsigned long stops;		/* consoles stopped (ring nearly full) */
 	unsigned long full, overrun;	/* bytes lost: ring full, device */
 	unsigned long reported;		/* full + overrun, as last reported */
 	int nr_stopped;			/* consoles with ->rx_stopped */
@@ -107,6 +110,7 @@ bool console_rx_push(struct console *c, char ch)
 		return !c->rx_stop;
 	}
 	rx.buf[rx.tail++ % RX_RING_SIZE] = ch;
+	rx.pushed++;
 	if (c->rx_stopped) {
 		/* An interrupt that was already pending when we stopped
 		 * (the PLIC latches every rising edge): the byte fits in
@@ -115,6 +119,7 @@ bool console_rx_push(struct console *c, char ch)
 	} else if (c->rx_stop && RX_RING_SIZE - (used + 1) <= RX_RESERVE) {
 		c->rx_stopped = true;
 		rx.nr_stopped++;
+		rx.stops++;
 		c->rx_stop(c);
 		more = false;
 	}
@@ -172,6 +177,29 @@ static int rx_pop(void)
 	return ch;
 }
 
+bool console_rx_flush_to(char ch)
+{
+	unsigned long flags = spin_lock(&rx.lock);
+	unsigned i = rx.head;
+	bool found = false;
+
+	/* Called at every wakeup while typeahead waits: look only at the
+	 * bytes that came since the last call (still in the ring). */
+	if (rx.scanned - rx.head <= rx.tail - rx.head)
+		i = rx.scanned;
+	for (; i != rx.tail && !found; i++) {
+		if (rx.buf[i % RX_RING_SIZE] == ch) {
+			rx.head = i + 1;
+			found = true;
+		}
+	}
+	rx.scanned = i;
+	if (found)
+		rx_restart();
+	spin_unlock(&rx.lock, flags);
+	return found;
+}
+
 int console_getc(void)
 {
 	int ch = rx_pop();
@@ -203,6 +231,18 @@ void console_wait(uint64_t timeout_ns)
 	WRITE_ONCE(self->untraced, true);
 	sema_down_timeout(&rx_sem, timeout_ns);
 	WRITE_ONCE(self->untraced, false);
+}
+
+void console_rx_stats(struct console_rx_stats *st)
+{
+	unsigned long flags = spin_lock(&rx.lock);
+
+	st->ring_size = RX_RING_SIZE;
+	st->pushed = rx.pushed;
+	st->stops = rx.stops;
+	st->full = rx.full;
+	st->overrun = rx.overrun;
+	spin_unlock(&rx.lock, flags);
 }
 
 void console_rx_report(void)

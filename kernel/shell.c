@@ -83,6 +83,8 @@ static int cmd_help(int argc, char **argv)
 
 static int cmd_cpus(int argc, char **argv)
 {
+	struct console_rx_stats rx;
+
 	(void)argv;
 	if (argc > 1) {
 		shell_printf("error: cpus takes no arguments\n");
@@ -107,6 +109,11 @@ static int cmd_cpus(int argc, char **argv)
 			     (unsigned long long)READ_ONCE(c->nr_ipis),
 			     v.nr_running);
 	}
+	console_rx_stats(&rx);
+	shell_printf("console input: %lu bytes by interrupt, held back %lu "
+		     "times (ring of %d nearly full), %lu lost (ring full), "
+		     "%lu overrun\n", rx.pushed, rx.stops, rx.ring_size,
+		     rx.full, rx.overrun);
 	return 0;
 }
 

@@ -112,27 +112,33 @@ static void job_reap(void)
 #define TYPEAHEAD 64
 static char typeahead[TYPEAHEAD];	/* keys typed while a job ran */
 static unsigned ta_head, ta_tail;
-static unsigned ta_dropped;		/* keys past TYPEAHEAD, to report */
 
 int shell_job_typeahead(void)
 {
 	return ta_head != ta_tail ? typeahead[ta_head++ % TYPEAHEAD] : -1;
 }
 
-/* Wait for the job to end, reading the console meanwhile: Ctrl-C stops
- * it, other keys are kept for the next line. */
+/*
+ * Wait for the job to end, reading the console meanwhile: Ctrl-C stops
+ * it, other keys are kept for the next line.  Past TYPEAHEAD keys the
+ * rest stay in the console's input ring (a paste that follows the
+ * command: the ring holds the UART back when it fills, nothing is
+ * lost), and a Ctrl-C among them is looked for there: it stops the job
+ * and, as a terminal's interrupt does, throws away what was typed
+ * before it.
+ */
 static void job_wait(void)
 {
 	while (!smp_load_acquire(&job->done)) {
-		int ch = console_getc();
+		bool room = ta_tail - ta_head < TYPEAHEAD;
+		int ch = room ? console_getc() : -1;
 
-		if (ch == 0x03) {
+		if (ch == 0x03 || (!room && console_rx_flush_to(0x03))) {
 			console_write("^C\n", 3);
+			ta_head = ta_tail = 0;
 			job_stop();
-		} else if (ch >= 0 && ta_tail - ta_head < TYPEAHEAD) {
-			typeahead[ta_tail++ % TYPEAHEAD] = (char)ch;
 		} else if (ch >= 0) {
-			ta_dropped++;
+			typeahead[ta_tail++ % TYPEAHEAD] = (char)ch;
 		}
 		if (READ_ONCE(job->stop))
 			job_stop();
@@ -145,10 +151,6 @@ static void job_wait(void)
 			console_wait(READ_ONCE(job->stop) ? SHELL_POLL_NS : 0);
 	}
 	job_reap();
-	if (ta_dropped)
-		shell_printf("error: %u keys typed while the job ran were "
-			     "dropped (%d are kept)\n", ta_dropped, TYPEAHEAD);
-	ta_dropped = 0;
 }
 
 int shell_job_start(enum job_kind kind, int argc, char **argv,

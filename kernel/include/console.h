@@ -54,6 +54,10 @@ void console_rx_wake(void);
 /* Non-blocking read of one byte: the input ring first, then the polled
  * consoles; -1 if none.  Task context, one reader at a time (the shell). */
 int console_getc(void);
+/* If byte @ch is in the input ring, drop every byte up to and including
+ * it and return true (Ctrl-C while typeahead waits).  Same caller as
+ * console_getc(). */
+bool console_rx_flush_to(char ch);
 /* Sleep until console_rx_wake(), at most @timeout_ns (0: no limit), and
  * at most CONSOLE_POLL_NS while a console is polled.  Returns early for
  * no reason now and then: the caller loops on console_getc().  Task
@@ -62,6 +66,16 @@ void console_wait(uint64_t timeout_ns);
 /* Print one line if input bytes were lost since the last call.  Task
  * context. */
 void console_rx_report(void);
+
+/* Counts since boot, for the shell's `cpus`.  Any context. */
+struct console_rx_stats {
+	int ring_size;
+	unsigned long pushed;	/* bytes that went through the ring */
+	unsigned long stops;	/* times a console was held back (->rx_stop) */
+	unsigned long full;	/* bytes lost: the ring was full */
+	unsigned long overrun;	/* bytes lost in the device (FIFO overrun) */
+};
+void console_rx_stats(struct console_rx_stats *st);
 
 /* Emergency output for panic: bypasses the console lock. */
 void console_putc_raw(char ch);

@@ -15,6 +15,13 @@ OpenSBI) at 1 and 2 CPUs and, through its serial console:
     cases the script has.  The bytes/s figure (write to the echo of the
     last line) is printed, never judged against the wall clock but for a
     floor far below what interrupt input gives (see PASTE_FLOOR);
+  - pastes it again right behind a scenario that sleeps 1 s in the
+    foreground: the shell keeps 64 keys while the job runs, the rest
+    fills the 4 KiB input ring, which must then hold the UART back
+    (`cpus`: "held back N times", N > 0, nothing lost) until the job
+    ends, and the second script must run and pass in full;
+  - types Ctrl-C behind 200 keys while a job runs: it still stops the
+    job (the shell keeps 64 keys; it finds the Ctrl-C in the ring);
   - types a shell line of 200 characters: "error: line too long (200
     characters, at most 127)", and it does not run;
   - pastes a script with a 200-character line: refused, not run.
@@ -45,6 +52,14 @@ PASTE_BYTES = 20 * 1024
 # below the second even on a loaded host, and far above the first: a
 # regression to polling fails, a slow machine does not.
 PASTE_FLOOR = 2048
+# A foreground job of 1 s to paste behind.
+HOLD = """scenario
+scenario hold
+task sleeper fair
+    sleep 1s
+end
+end scenario
+"""
 NTASKS = 64
 BACK = 12          # each task asserts the last BACK events happened
 
@@ -141,6 +156,39 @@ class PasteTests(unittest.TestCase):
         self.assertIn("scenario: passed", out, tail)
         self.assertGreater(rate, PASTE_FLOOR,
                            "input as slow as polling (PASTE_FLOOR)")
+
+        # The same paste behind a foreground job that sleeps 1 s: the
+        # shell keeps 64 keys, the rest fill the input ring, which then
+        # holds the UART back (QEMU keeps the rest); all of it must come
+        # through when the job ends.
+        con.type(HOLD + "scenario\n" + script)
+        con.expect("\nend scenario\r\n", 60)       # the hold script's
+        self.assertIn("KTAP", con.expect("scenario: passed", 60))
+        con.expect("\nend scenario\r\n", 120)      # the big one's
+        out = con.expect(PROMPT, 120)
+        tail = out[-2000:]
+        self.assertNotIn("error:", out, tail)
+        self.assertNotIn("not ok", out, tail)
+        self.assertEqual(len(re.findall(r"\bok (\d+) L\d+_t\d\d_", out)),
+                         cases - 1, tail)
+        self.assertIn("ok %d finished" % cases, out, tail)
+        stats = con.command("cpus")
+        m = re.search(r"console input: (\d+) bytes by interrupt, held "
+                      r"back (\d+) times .*, (\d+) lost \(ring full\), "
+                      r"(\d+) overrun", stats)
+        self.assertTrue(m, stats)
+        self.assertGreaterEqual(int(m.group(1)), 2 * len(data), stats)
+        self.assertGreater(int(m.group(2)), 0, "the ring never filled: " +
+                           stats)
+        self.assertEqual(m.group(3, 4), ("0", "0"), stats)
+
+        # Ctrl-C behind more keys than the shell keeps while a job runs:
+        # found in the ring, it stops the job and throws the keys away.
+        con.type(HOLD.replace("1s", "20s") + "x" * 200 + "\x03")
+        out = con.expect(PROMPT, 60)
+        self.assertIn("^C", out)
+        self.assertIn("scenario: stopped by Ctrl-C", out)
+        self.assertIn("1 CPUs" if cpus == 1 else "CPUs", con.command("cpus"))
 
         # An overlong shell line is refused, not run cut short.
         out = con.command("help " + "x" * 195)
