@@ -243,21 +243,23 @@ static void parse_chosen(struct boot_info *bi)
 
 /* ---- The PLIC and the console UART's interrupt ---------------------- */
 
-/* The cpu-intc node with phandle @ph is under cpu node @hart's? */
-static bool intc_of_hart(uint32_t ph, uint64_t hart)
+/* The phandle of @hart's interrupt controller (its cpu node's
+ * "riscv,cpu-intc" child), 0 if none. */
+static uint32_t hart_intc_phandle(uint64_t hart)
 {
-	uint32_t v;
+	uint32_t ph;
 
 	for (int n = fdt_find_compatible(&fdt, -1, "riscv,cpu-intc"); n >= 0;
 	     n = fdt_find_compatible(&fdt, n, "riscv,cpu-intc")) {
 		int cpu = fdt_parent(&fdt, n);
 		const void *reg = fdt_prop(&fdt, cpu, "reg", NULL);
+		int ac = fdt_address_cells(&fdt, fdt_parent(&fdt, cpu));
 
-		if (fdt_prop_u32(&fdt, n, "phandle", &v) && v == ph)
-			return reg && fdt_read_cells(reg, fdt_address_cells(
-				&fdt, fdt_parent(&fdt, cpu))) == hart;
+		if (reg && fdt_read_cells(reg, ac) == hart &&
+		    fdt_prop_u32(&fdt, n, "phandle", &ph))
+			return ph;
 	}
-	return false;
+	return 0;
 }
 
 /*
@@ -273,7 +275,7 @@ static void parse_plic(struct boot_info *bi, uint64_t hart)
 	int n = fdt_find_compatible(&fdt, -1, "sifive,plic-1.0.0");
 	const uint32_t *ie;
 	uint64_t size;
-	uint32_t ndev;
+	uint32_t ndev, intc;
 	int len;
 
 	if (n < 0)
@@ -289,9 +291,10 @@ static void parse_plic(struct boot_info *bi, uint64_t hart)
 				   "interrupts-extended";
 		return;
 	}
-	for (int i = 0; i < len / 8; i++) {
+	intc = hart_intc_phandle(hart);
+	for (int i = 0; intc && i < len / 8; i++) {
 		if (fdt_read_cells(&ie[2 * i + 1], 1) == 9 &&
-		    intc_of_hart(fdt_read_cells(&ie[2 * i], 1), hart)) {
+		    fdt_read_cells(&ie[2 * i], 1) == intc) {
 			rv_plat.plic_ctx = i;
 			rv_plat.plic_ndev = ndev;
 			fdt_prop_u32(&fdt, n, "phandle", &rv_plat.plic_phandle);

@@ -26,7 +26,10 @@ OpenSBI) at 1 and 2 CPUs and, through its serial console:
     characters, at most 127)", and it does not run;
   - pastes a script with a 200-character line: refused, not run.
 Then boots once per arch with a command line of 2100 bytes, which must
-be reported ("cmdline: 2100 bytes, only the first 2047 kept").
+be reported ("cmdline: 2100 bytes, only the first 2047 kept"), and
+riscv64 twice with QEMU virt's own device tree cut (its PLIC's
+compatible, then the UART's interrupts property NOPed out): the boot
+must say why input is polled, and the 23 KB paste must still run whole.
 
 KESTREL_TEST_ARCHES chooses the arches (default both); skips, saying
 why, when an image or QEMU is missing.  Transcripts:
@@ -38,7 +41,10 @@ build/test-logs/paste-<arch>-smp<N>.log.
 import os
 import re
 import shutil
+import struct
+import subprocess
 import sys
+import tempfile
 import time
 import unittest
 
@@ -104,8 +110,40 @@ def paste_script():
     return text, cases + 1          # + the final "finished" case
 
 
+def dtb_without(blob, node_prefix, prop):
+    """@blob (a flattened device tree) with property @prop of the nodes
+    whose name starts with @node_prefix overwritten by FDT_NOP tokens
+    (the tree stays valid: a reader skips NOPs)."""
+    b = bytearray(blob)
+    structs, strings = struct.unpack(">II", b[8:16])
+    p, path, hits = structs, [], 0
+    while True:
+        tok = struct.unpack(">I", b[p:p + 4])[0]
+        if tok == 1:                            # BEGIN_NODE name
+            e = b.index(0, p + 4)
+            path.append(b[p + 4:e].decode())
+            p = (e + 4) & ~3
+        elif tok == 2:                          # END_NODE
+            path.pop()
+            p += 4
+        elif tok == 3:                          # PROP len nameoff value
+            ln, no = struct.unpack(">II", b[p + 4:p + 12])
+            end = (p + 12 + ln + 3) & ~3
+            name = b[strings + no:b.index(0, strings + no)].decode()
+            if path and path[-1].startswith(node_prefix) and name == prop:
+                b[p:end] = struct.pack(">I", 4) * ((end - p) // 4)
+                hits += 1
+            p = end
+        elif tok == 4:                          # NOP
+            p += 4
+        else:                                   # END
+            break
+    assert hits, "no %s in a node %s*" % (prop, node_prefix)
+    return bytes(b)
+
+
 class PasteTests(unittest.TestCase):
-    def boot(self, arch, cpus, cmdline=""):
+    def boot(self, arch, cpus, cmdline="", extra=(), tag=""):
         asked = os.environ.get("KESTREL_TEST_ARCHES", "x86_64 riscv64")
         if arch not in asked.split():
             self.skipTest("not asked for (KESTREL_TEST_ARCHES=%s)" % asked)
@@ -118,10 +156,10 @@ class PasteTests(unittest.TestCase):
             argv = qemu.x86_kernel(cpus, cmdline, "build")
         else:
             argv = qemu.riscv_kernel(cpus, cmdline, "build")
-        con = Console(argv)
+        con = Console(argv + list(extra))
         self.addCleanup(con.close, os.path.join(
             ROOT, "build", "test-logs", "paste-%s-smp%d%s.log"
-            % (arch, cpus, "-cmdline" if cmdline else "")))
+            % (arch, cpus, tag)))
         con.expect("type 'help'", 60)
         con.expect(PROMPT)
         return con
@@ -212,11 +250,46 @@ class PasteTests(unittest.TestCase):
     def check_cmdline(self, arch):
         pad = "pad=" + "x" * (2100 - len("pad=") - len(" end=1")) + " end=1"
         self.assertEqual(len(pad), 2100)
-        con = self.boot(arch, 1, pad)
+        con = self.boot(arch, 1, pad, tag="-cmdline")
         self.assertIn("cmdline: 2100 bytes, only the first 2047 kept",
                       con.out)
         con.type("poweroff\r")
         con.expect("powering off")
+
+    def check_polled(self, node, prop, why):
+        """virt's own device tree without @prop in node @node*: the
+        kernel says why and reads the UART by polling, still whole."""
+        asked = os.environ.get("KESTREL_TEST_ARCHES", "x86_64 riscv64")
+        if "riscv64" not in asked.split():
+            self.skipTest("not asked for (KESTREL_TEST_ARCHES=%s)" % asked)
+        if not shutil.which(QEMU["riscv64"]):
+            self.skipTest("qemu-system-riscv64 is not installed (make deps)")
+        tmp = tempfile.mkdtemp(prefix="kestrel-dtb-")
+        self.addCleanup(shutil.rmtree, tmp)
+        virt = os.path.join(tmp, "virt.dtb")
+        subprocess.run(["qemu-system-riscv64", "-machine",
+                        "virt,dumpdtb=" + virt, "-smp", "1", "-m", "512M",
+                        "-nographic"], check=True, capture_output=True)
+        dtb = os.path.join(tmp, "cut.dtb")
+        with open(virt, "rb") as f, open(dtb, "wb") as g:
+            g.write(dtb_without(f.read(), node, prop))
+        con = self.boot("riscv64", 1, extra=["-dtb", dtb], tag="-" + prop)
+        self.assertIn("riscv: console input polled: " + why, con.out)
+        script, cases = paste_script()
+        con.type("scenario\n" + script)
+        out = con.expect(PROMPT, 120)
+        self.assertIn("ok %d finished" % cases, out, out[-2000:])
+        self.assertRegex(con.command("cpus"),
+                         r"console input: 0 bytes by interrupt")
+        con.type("poweroff\r")
+        con.expect("powering off")
+
+    def test_riscv64_no_plic(self):
+        self.check_polled("plic@", "compatible", "no PLIC in the device tree")
+
+    def test_riscv64_uart_without_interrupts(self):
+        self.check_polled("serial@", "interrupts",
+                          "the UART has no usable interrupts property")
 
     def test_x86_64_smp1(self):
         self.check_paste("x86_64", 1)
