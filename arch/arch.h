@@ -177,6 +177,18 @@ void timer_interrupt(void);
 void ipi_interrupt(void);
 
 /*
+ * Route the console UART's interrupt to the boot CPU (IOAPIC / PLIC) and
+ * turn on its receive interrupt, so that input goes through the ring of
+ * kernel/console.c; where that cannot be done (no IOAPIC, no PLIC, a
+ * UART without an interrupt), print one line saying why and leave the
+ * console polled.  The handler runs irq_enter(); the driver's handler;
+ * irq_exit(), like the timer's.  Boot CPU, once, after sched_init() and
+ * arch_mmu_init() (the controller's registers are mapped), interrupts
+ * off.
+ */
+void arch_console_irq_init(void);
+
+/*
  * Restartable trace records.  The mutex fast paths' acquire and release
  * records (kernel/include/trace.h) are arch code, arch/<arch>/trace_rec.c:
  *   void arch_trace_mutex_acquire(struct task *p, struct mutex *m);

@@ -1,11 +1,15 @@
 /*
- * uart16550.c - polled driver for the 16550 UART (COM1 on PCs, the
- * "ns16550a" of the device tree on RISC-V boards and QEMU virt).
+ * uart16550.c - driver for the 16550 UART (COM1 on PCs, the "ns16550a"
+ * of the device tree on RISC-V boards and QEMU virt).  Output is polled;
+ * input is polled until the arch has routed the UART's interrupt, then
+ * interrupt driven: uart16550_irq() drains the receive FIFO into the
+ * console's input ring (kernel/console.c).
  *
  * Registers are (1 << reg_shift) bytes apart and reg_width bytes wide;
  * the VisionFive 2 for instance needs shift 2 and 32-bit accesses, QEMU
  * virt shift 0 and 8-bit accesses, a PC port I/O.
  */
+#include "kernel.h"
 #include "uart16550.h"
 
 enum {
@@ -16,6 +20,13 @@ enum {
 	MCR = 4,
 	LSR = 5,
 };
+#define IER_RDI 0x01		/* receive data available and timeout */
+#define FCR_ENABLE_CLEAR 0x07	/* FIFOs on, both cleared */
+#define FCR_TRIGGER_8 0x80	/* receive interrupt at 8 bytes */
+#define MCR_DTR 0x01
+#define MCR_RTS 0x02
+#define MCR_OUT2 0x08		/* PC: gates the IRQ line to the board */
+#define LSR_OE 0x02		/* overrun: a byte was lost */
 #define LCR_DLAB 0x80
 #define LCR_8N1 0x03
 #define LSR_DR 0x01		/* data ready */
@@ -75,10 +86,67 @@ void uart16550_init(struct uart16550 *u, const char *name)
 		wr(u, DLM, (div >> 8) & 0xff);
 	}
 	wr(u, LCR, LCR_8N1);
-	wr(u, FCR, 0x07);		/* enable and clear FIFOs */
-	wr(u, MCR, 0x03);		/* DTR, RTS */
+	/* Trigger at 8 of 16: 8 bytes (0.7 ms at 115200 baud) of slack
+	 * for the interrupt to come; fewer bytes raise the receiver
+	 * timeout interrupt after 4 character times. */
+	wr(u, FCR, FCR_ENABLE_CLEAR | FCR_TRIGGER_8);
+	wr(u, MCR, MCR_DTR | MCR_RTS);
 	u->con.name = name;
 	u->con.putc = uart_putc;
 	u->con.getc = uart_getc;
 	u->con.priv = u;
+}
+
+/* The ring is nearly full: no more receive interrupts, RTS off (a
+ * sender with flow control pauses; QEMU keeps the rest of its input
+ * until the FIFO has room).  console.c, under its lock. */
+static void uart_rx_stop(struct console *c)
+{
+	struct uart16550 *u = c->priv;
+
+	wr(u, IER, 0);
+	wr(u, MCR, MCR_DTR | MCR_OUT2);
+}
+
+static void uart_rx_start(struct console *c)
+{
+	struct uart16550 *u = c->priv;
+
+	wr(u, MCR, MCR_DTR | MCR_RTS | MCR_OUT2);
+	wr(u, IER, IER_RDI);	/* bytes waiting: the interrupt comes now */
+}
+
+void uart16550_irq_on(struct uart16550 *u)
+{
+	u->con.rx_stop = uart_rx_stop;
+	u->con.rx_start = uart_rx_start;
+	console_rx_irq_on(&u->con);
+	uart_rx_start(&u->con);
+}
+
+/*
+ * Drain the whole receive FIFO (the interrupt stays asserted until it is
+ * below the trigger level, and on an edge-triggered line a byte left
+ * behind would raise no new edge), unless the ring asks us to stop.
+ * Stopped, the bytes stay in the FIFO even if an interrupt comes (one
+ * latched before the stop): reading RBR is what makes QEMU hand over
+ * the next byte.  Reading LSR clears its overrun bit: one overrun is at
+ * least one byte.
+ */
+void uart16550_irq(struct uart16550 *u)
+{
+	uint8_t lsr;
+	int n = 0;
+
+	if (READ_ONCE(u->con.rx_stopped))
+		return;		/* racy: at worst one byte, into the reserve */
+	while ((lsr = rd(u, LSR)) & LSR_DR) {
+		if (lsr & LSR_OE)
+			console_rx_lost(&u->con, 1);
+		n++;
+		if (!console_rx_push(&u->con, (char)rd(u, RBR)))
+			break;
+	}
+	if (n)
+		console_rx_wake();
 }

@@ -1,5 +1,6 @@
 /*
- * uart16550.h - 16550 UART driver (polled).  Registers are @reg_shift
+ * uart16550.h - 16550 UART driver (output polled, input polled or by
+ * interrupt).  Registers are @reg_shift
  * apart and accessed @reg_width bytes wide (1 or 4), by MMIO at @base or,
  * when @pio is set (x86 COM1), through the port accessors the arch gives.
  */
@@ -24,4 +25,11 @@ struct uart16550 {
 /* Initialise the UART (8N1, FIFOs on, interrupts off) and fill u->con so
  * the caller can console_register(&u->con). */
 void uart16550_init(struct uart16550 *u, const char *name);
+/* The arch has routed the UART's interrupt to a CPU: turn the receive
+ * interrupt on; from now on input goes through uart16550_irq() into the
+ * console's ring (console_rx_irq_on()).  Boot CPU, interrupts off. */
+void uart16550_irq_on(struct uart16550 *u);
+/* The UART's interrupt handler: every received byte into the console
+ * input ring, then console_rx_wake().  Interrupt context. */
+void uart16550_irq(struct uart16550 *u);
 #endif

@@ -185,6 +185,10 @@ void kmain(struct boot_info *bi)
 	       bi->loader ? bi->loader : "?",
 	       (unsigned long long)bi->cpu_arch_id[0], bi->ncpus);
 	printk("cmdline: '%s'\n", bi->cmdline);
+	if (bi->cmdline_len > BOOT_CMDLINE_MAX - 1)
+		printk("cmdline: %zu bytes, only the first %d kept: words at "
+		       "its end (a ktest=..., scenario=...) are lost\n",
+		       bi->cmdline_len, BOOT_CMDLINE_MAX - 1);
 
 	ncpus = bi->ncpus < 1 ? 1 : MIN(bi->ncpus, NR_CPUS);
 	cpus[0].arch_id = bi->cpu_arch_id[0];
@@ -192,6 +196,7 @@ void kmain(struct boot_info *bi)
 	arch_mmu_init(bi);
 	sched_init();
 	timer_init_cpu();
+	arch_console_irq_init();
 	cpu_set_online(&cpus[0], true);
 	arch_irq_enable();
 	smp_boot(bi);

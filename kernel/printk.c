@@ -6,7 +6,8 @@
  * different CPUs never interleave.  An interrupt that prints on a CPU in
  * the middle of a line simply appends to that line (better than losing
  * it).  During panic the panicking CPU bypasses the lock: another CPU may
- * have died holding it.
+ * have died holding it.  The list of consoles and console input are
+ * console.c's.
  */
 #include "kernel.h"
 #include "console.h"
@@ -17,8 +18,6 @@
 
 #define LINE_MAX 256
 
-static struct console *consoles[CONSOLES_MAX];
-static int nr_consoles;
 static spinlock_t console_lock = SPINLOCK_INIT("console");
 static struct {
 	char buf[LINE_MAX];
@@ -27,39 +26,6 @@ static struct {
 
 /* Set by panic(): the CPU that owns the console from now on. */
 int panic_cpu = -1;
-
-void console_register(struct console *c)
-{
-	if (nr_consoles == CONSOLES_MAX) {
-		printk("console: no room for console %s (%d registered)\n",
-		       c->name, nr_consoles);
-		return;
-	}
-	consoles[nr_consoles++] = c;
-}
-
-int console_getc(void)
-{
-	for (int i = 0; i < nr_consoles; i++) {
-		struct console *con = consoles[i];
-		int ch = con->getc ? con->getc(con) : -1;
-
-		if (ch >= 0)
-			return ch;
-	}
-	return -1;
-}
-
-void console_putc_raw(char ch)
-{
-	for (int i = 0; i < nr_consoles; i++) {
-		struct console *con = consoles[i];
-
-		if (ch == '\n')
-			con->putc(con, '\r');
-		con->putc(con, ch);
-	}
-}
 
 static void emit(const char *s, size_t n)
 {

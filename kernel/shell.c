@@ -1,11 +1,15 @@
 /*
  * shell.c - the serial console shell (runs as the "shell" thread).
  *
- * Reads the console by polling console_getc(); when no byte is waiting it
- * sleeps 10 ms instead of spinning, so an idle shell leaves its CPU idle
- * (under qemu -icount a spinning CPU stalls every other one).  Line
- * editing: printable characters are echoed, backspace/DEL erases, Ctrl-U
- * drops the line, CR or LF runs it.
+ * Reads the console with console_getc(); when no byte is waiting it
+ * sleeps in console_wait() until the UART's interrupt brings one (or a
+ * job ends, or the next poll of a console without an interrupt, every
+ * 10 ms), so an idle shell leaves its CPU idle (under qemu -icount a
+ * spinning CPU stalls every other one) and a paste is read as fast as it
+ * comes.  Line editing: printable characters are echoed, backspace/DEL
+ * erases, Ctrl-U drops the line, CR or LF runs it; a line longer than
+ * SHELL_LINE_MAX - 1 characters is refused with an error, never run cut
+ * short.
  *
  * Command output goes through shell_printf() -> console_write(), without
  * printk's "[cpuN] " prefix; test and bench output is printk's own.
@@ -79,6 +83,8 @@ static int cmd_help(int argc, char **argv)
 
 static int cmd_cpus(int argc, char **argv)
 {
+	struct console_rx_stats rx;
+
 	(void)argv;
 	if (argc > 1) {
 		shell_printf("error: cpus takes no arguments\n");
@@ -103,6 +109,11 @@ static int cmd_cpus(int argc, char **argv)
 			     (unsigned long long)READ_ONCE(c->nr_ipis),
 			     v.nr_running);
 	}
+	console_rx_stats(&rx);
+	shell_printf("console input: %lu bytes by interrupt, held back %lu "
+		     "times (ring of %d nearly full), %lu lost (ring full), "
+		     "%lu overrun\n", rx.pushed, rx.stops, rx.ring_size,
+		     rx.full, rx.overrun);
 	return 0;
 }
 
@@ -434,7 +445,7 @@ static int cmd_scenario(int argc, char **argv)
 {
 	static char line[SCN_LINE_MAX + 2];	/* one shell thread */
 	size_t len = 0, n;
-	int lineno = 0, too_long = 0;
+	int lineno = 0, too_long = 0, long_len = 0;
 	char *buf;
 
 	(void)argv;
@@ -461,8 +472,10 @@ static int cmd_scenario(int argc, char **argv)
 			kfree(buf);
 			return -1;
 		}
-		if (r > 0 && !too_long)
+		if (r > SCN_LINE_MAX && !too_long) {
 			too_long = lineno;
+			long_len = r;
+		}
 		n = strlen(line);
 		if (len + n + 1 > SCN_MAX_BYTES && !too_long)
 			too_long = -lineno;
@@ -475,9 +488,9 @@ static int cmd_scenario(int argc, char **argv)
 			break;
 	}
 	if (too_long > 0)
-		shell_printf("error: %d:%d: line too long (at most %d "
-			     "characters)\n", too_long, SCN_LINE_MAX + 1,
-			     SCN_LINE_MAX);
+		shell_printf("error: %d:%d: line too long (%d characters, at "
+			     "most %d); the script is not run\n", too_long,
+			     SCN_LINE_MAX + 1, long_len, SCN_LINE_MAX);
 	else if (too_long < 0)
 		shell_printf("error: %d:1: script too long (at most %d "
 			     "bytes)\n", -too_long, SCN_MAX_BYTES);
@@ -593,21 +606,22 @@ static int shell_getc(const char *prompt, const char *buf, size_t len)
 			console_write(prompt, strlen(prompt));
 			console_write(buf, len);
 		}
-		sleep_ns_untraced(SHELL_POLL_NS);
+		console_wait(0);	/* a job's end wakes it too */
 	}
 	return ch;
 }
 
 /*
  * Read one line with echo and editing into @buf (NUL terminated).
- * Returns 0, 1 if characters beyond @size were dropped, or -1 on Ctrl-C
- * (the line is abandoned).
+ * Returns how many characters the line had, counting those that did not
+ * fit (more than @size - 1: then @buf holds only its start, and the
+ * caller must not use it), or -1 on Ctrl-C (the line is abandoned).
  */
 static int read_line(char *buf, size_t size, const char *prompt)
 {
 	static bool after_cr;	/* swallow the LF of a CR LF pair */
 	size_t len = 0;
-	int dropped = 0;
+	int dropped = 0;		/* characters past @size - 1 */
 
 	for (;;) {
 		int ch = shell_getc(prompt, buf, len);
@@ -622,7 +636,7 @@ static int read_line(char *buf, size_t size, const char *prompt)
 		if (ch == '\r' || ch == '\n') {
 			console_write("\n", 1);
 			buf[len] = '\0';
-			return dropped;
+			return (int)len + dropped;
 		}
 		if (ch == 0x03) {			/* Ctrl-C */
 			console_write("^C\n", 3);
@@ -630,11 +644,14 @@ static int read_line(char *buf, size_t size, const char *prompt)
 			return -1;
 		}
 		if (ch == '\b' || ch == 0x7f) {		/* backspace / DEL */
-			if (len > 0) {
+			if (dropped > 0) {
+				dropped--;		/* not shown: no echo */
+			} else if (len > 0) {
 				len--;
 				console_write("\b \b", 3);
 			}
 		} else if (ch == 0x15) {		/* Ctrl-U */
+			dropped = 0;
 			while (len > 0) {
 				len--;
 				console_write("\b \b", 3);
@@ -645,7 +662,7 @@ static int read_line(char *buf, size_t size, const char *prompt)
 			buf[len++] = c;
 			console_write(&c, 1);
 		} else if (ch >= ' ' && ch < 0x7f) {
-			dropped = 1;
+			dropped++;
 		}
 		/* Anything else (escape sequences, overlong lines) is
 		 * dropped; the bytes of an arrow key are harmless. */
@@ -660,9 +677,19 @@ void shell_main(void *arg)
 	shell_printf("\n%s %s shell on %d CPUs; type 'help'\n", KERNEL_NAME,
 		     KERNEL_VERSION, cpus_online());
 	for (;;) {
+		int n;
+
+		console_rx_report();
 		console_write(SHELL_PROMPT, sizeof(SHELL_PROMPT) - 1);
-		if (read_line(line, sizeof(line), SHELL_PROMPT) < 0) {
+		n = read_line(line, sizeof(line), SHELL_PROMPT);
+		if (n < 0) {
 			shell_job_interrupt();	/* Ctrl-C */
+			continue;
+		}
+		if (n > (int)sizeof(line) - 1) {
+			shell_printf("error: line too long (%d characters, at "
+				     "most %d); not run\n", n,
+				     (int)sizeof(line) - 1);
 			continue;
 		}
 		run_line(line);

@@ -61,6 +61,7 @@ static void job_main(void *arg)
 						      j->script_len);
 	}
 	smp_store_release(&j->done, 1);
+	console_rx_wake();	/* the shell may sleep in console_wait() */
 }
 
 bool shell_job_busy(void)
@@ -117,24 +118,37 @@ int shell_job_typeahead(void)
 	return ta_head != ta_tail ? typeahead[ta_head++ % TYPEAHEAD] : -1;
 }
 
-/* Wait for the job to end, reading the console meanwhile: Ctrl-C stops
- * it, other keys are kept for the next line. */
+/*
+ * Wait for the job to end, reading the console meanwhile: Ctrl-C stops
+ * it, other keys are kept for the next line.  Past TYPEAHEAD keys the
+ * rest stay in the console's input ring (a paste that follows the
+ * command: the ring holds the UART back when it fills, nothing is
+ * lost), and a Ctrl-C among them is looked for there: it stops the job
+ * and, as a terminal's interrupt does, throws away what was typed
+ * before it.
+ */
 static void job_wait(void)
 {
 	while (!smp_load_acquire(&job->done)) {
-		int ch = console_getc();
+		bool room = ta_tail - ta_head < TYPEAHEAD;
+		int ch = room ? console_getc() : -1;
 
-		if (ch == 0x03) {
+		if (ch == 0x03 || (!room && console_rx_flush_to(0x03))) {
 			console_write("^C\n", 3);
+			ta_head = ta_tail = 0;
 			job_stop();
-		} else if (ch >= 0 && ta_tail - ta_head < TYPEAHEAD) {
+		} else if (ch >= 0) {
 			typeahead[ta_tail++ % TYPEAHEAD] = (char)ch;
 		}
 		if (READ_ONCE(job->stop))
 			job_stop();
-		/* Out of the trace, as the prompt's poll (shell.c): the
-		 * job's events, not the shell's, are what it is for. */
-		sleep_ns_untraced(SHELL_POLL_NS);
+		/* Until a key or the job's end (out of the trace: the
+		 * job's events, not the shell's, are what it is for); a
+		 * request to stop is repeated every SHELL_POLL_NS, since
+		 * one sent before the job's scenario or test began is not
+		 * seen. */
+		if (ch < 0)
+			console_wait(READ_ONCE(job->stop) ? SHELL_POLL_NS : 0);
 	}
 	job_reap();
 }

@@ -9,7 +9,7 @@
 #define SHELL_PROMPT "kestrel> "
 #define SHELL_LINE_MAX 128
 #define SHELL_MAX_ARGS 16
-#define SHELL_POLL_NS (10 * NSEC_PER_MSEC)	/* console polling */
+#define SHELL_POLL_NS (10 * NSEC_PER_MSEC)	/* job_wait: a stop, repeated */
 
 /* Command output, without printk's "[cpuN] " prefix. */
 __printf(1, 2) void shell_printf(const char *fmt, ...);

@@ -212,6 +212,7 @@ static void parse_uart(struct boot_info *bi, int chosen)
 	rv_plat.uart_width = fdt_prop_u32(&fdt, n, "reg-io-width", &v) ? v : 1;
 	rv_plat.uart_clock = fdt_prop_u32(&fdt, n, "clock-frequency", &v) ? v : 0;
 	rv_plat.have_uart = true;
+	rv_plat.uart_node = n;
 	add_range(bi->devices, &bi->ndevices, rv_plat.uart_base,
 		  size ? size : 0x100, "device");
 }
@@ -224,7 +225,8 @@ static void parse_chosen(struct boot_info *bi)
 	const void *s = fdt_prop(&fdt, chosen, "linux,initrd-start", &slen);
 	const void *e = fdt_prop(&fdt, chosen, "linux,initrd-end", &elen);
 
-	strlcpy(bi->cmdline, args ? args : "", sizeof(bi->cmdline));
+	bi->cmdline_len = strlcpy(bi->cmdline, args ? args : "",
+				  sizeof(bi->cmdline));
 	if (s && e && (slen == 4 || slen == 8) && (elen == 4 || elen == 8)) {
 		uint64_t start = fdt_read_cells(s, slen / 4);
 		uint64_t end = fdt_read_cells(e, elen / 4);
@@ -237,6 +239,91 @@ static void parse_chosen(struct boot_info *bi)
 		}
 	}
 	parse_uart(bi, chosen);
+}
+
+/* ---- The PLIC and the console UART's interrupt ---------------------- */
+
+/* The phandle of @hart's interrupt controller (its cpu node's
+ * "riscv,cpu-intc" child), 0 if none. */
+static uint32_t hart_intc_phandle(uint64_t hart)
+{
+	uint32_t ph;
+
+	for (int n = fdt_find_compatible(&fdt, -1, "riscv,cpu-intc"); n >= 0;
+	     n = fdt_find_compatible(&fdt, n, "riscv,cpu-intc")) {
+		int cpu = fdt_parent(&fdt, n);
+		const void *reg = fdt_prop(&fdt, cpu, "reg", NULL);
+		int ac = fdt_address_cells(&fdt, fdt_parent(&fdt, cpu));
+
+		if (reg && fdt_read_cells(reg, ac) == hart &&
+		    fdt_prop_u32(&fdt, n, "phandle", &ph))
+			return ph;
+	}
+	return 0;
+}
+
+/*
+ * The PLIC, and the context that interrupts @hart in S-mode: entry i of
+ * its interrupts-extended, <&cpuN_intc 11 &cpuN_intc 9 ...>, is context
+ * i; the one naming the boot hart's intc with 9 (supervisor external)
+ * is ours (2h + 1 on QEMU virt, but boards with a monitor hart differ).
+ * Without a PLIC, rv_plat.plic_why says why (console input then stays
+ * polled).
+ */
+static void parse_plic(struct boot_info *bi, uint64_t hart)
+{
+	int n = fdt_find_compatible(&fdt, -1, "sifive,plic-1.0.0");
+	const uint32_t *ie;
+	uint64_t size;
+	uint32_t ndev, intc;
+	int len;
+
+	if (n < 0)
+		n = fdt_find_compatible(&fdt, -1, "riscv,plic0");
+	if (n < 0) {
+		rv_plat.plic_why = "no PLIC in the device tree";
+		return;
+	}
+	ie = fdt_prop(&fdt, n, "interrupts-extended", &len);
+	if (fdt_reg(&fdt, n, 0, &rv_plat.plic_base, &size) != 0 || !ie ||
+	    !fdt_prop_u32(&fdt, n, "riscv,ndev", &ndev)) {
+		rv_plat.plic_why = "the PLIC node lacks reg, riscv,ndev or "
+				   "interrupts-extended";
+		return;
+	}
+	intc = hart_intc_phandle(hart);
+	for (int i = 0; intc && i < len / 8; i++) {
+		if (fdt_read_cells(&ie[2 * i + 1], 1) == 9 &&
+		    fdt_read_cells(&ie[2 * i], 1) == intc) {
+			rv_plat.plic_ctx = i;
+			rv_plat.plic_ndev = ndev;
+			fdt_prop_u32(&fdt, n, "phandle", &rv_plat.plic_phandle);
+			add_range(bi->devices, &bi->ndevices, rv_plat.plic_base,
+				  size, "device");
+			return;
+		}
+	}
+	rv_plat.plic_why = "the PLIC has no S-mode context for the boot hart";
+}
+
+/* The console UART's PLIC source: its "interrupts", if its interrupt
+ * parent (its own or an ancestor's) is that PLIC. */
+static void parse_uart_irq(void)
+{
+	uint32_t irq, parent = 0;
+
+	if (!rv_plat.have_uart || rv_plat.plic_why)
+		return;
+	for (int n = rv_plat.uart_node; n >= 0; n = fdt_parent(&fdt, n))
+		if (fdt_prop_u32(&fdt, n, "interrupt-parent", &parent))
+			break;
+	if (!fdt_prop_u32(&fdt, rv_plat.uart_node, "interrupts", &irq) ||
+	    irq == 0 || irq > rv_plat.plic_ndev)
+		rv_plat.plic_why = "the UART has no usable interrupts property";
+	else if (parent != rv_plat.plic_phandle)
+		rv_plat.plic_why = "the UART's interrupt parent is not the PLIC";
+	else
+		rv_plat.uart_irq = irq;
 }
 
 /* The SiFive test device: writing to it makes QEMU exit with a status. */
@@ -280,5 +367,7 @@ void rv_dt_parse(struct boot_info *bi, const void *dtb, uint64_t boot_hart)
 	parse_reserved(bi, dtb);
 	parse_cpus(bi, boot_hart);
 	parse_chosen(bi);
+	parse_plic(bi, boot_hart);
+	parse_uart_irq();
 	describe_loader(bi);
 }

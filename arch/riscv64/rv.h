@@ -20,6 +20,7 @@
 #define SCAUSE_INTR (1UL << 63)
 #define IRQ_S_SOFT 1
 #define IRQ_S_TIMER 5
+#define IRQ_S_EXT 9
 
 /* Link address of the kernel image; head.S relocates from it and the
  * linker script places the image there (they must agree). */
@@ -85,6 +86,13 @@ struct rv_platform {
 	uint64_t uart_base;
 	uint32_t uart_shift, uart_width, uart_clock;
 	const char *uart_compat;
+	int uart_node;			/* its DT node (dt.c) */
+	uint32_t uart_irq;		/* its PLIC source, 0: none */
+	/* The PLIC (dt.c parse_plic): registers, sources, the boot hart's
+	 * S-mode context; or why there is none we can use. */
+	uint64_t plic_base;
+	uint32_t plic_ndev, plic_ctx, plic_phandle;
+	const char *plic_why;
 	/* Firmware regions marked no-map: never put in the page tables. */
 	struct { uint64_t base, size; } nomap[8];
 	int nnomap;
@@ -103,6 +111,10 @@ void rv_trap_init_hart(uintptr_t emergency_stack_top);
 void rv_time_init(void);
 void rv_relax_init(const char *cmdline);
 void rv_timer_init_hart(void);
+/* plic.c: the supervisor external interrupt (claim, handle, complete). */
+void rv_plic_irq(void);
+/* setup.c: the console's 16550, NULL when the SBI console is used. */
+struct uart16550 *rv_console_uart(void);
 /* The timer interrupt taken: mask it until arch_timer_arm() sets the
  * next compare value (the pending bit stays set until then). */
 static inline void rv_timer_irq_ack(void)

@@ -45,6 +45,12 @@ static struct console sbi_console = {
 	.name = "sbi", .putc = sbi_con_putc, .getc = sbi_con_getc,
 };
 static struct uart16550 uart;
+static bool uart_used;
+
+struct uart16550 *rv_console_uart(void)
+{
+	return uart_used ? &uart : NULL;
+}
 
 /* The DT's UART if we drive it, else (or with "console=sbi" on the
  * command line) the firmware's console through SBI calls. */
@@ -70,6 +76,7 @@ static const char *console_init(const char *cmdline)
 	uart.baud = 115200;
 	uart16550_init(&uart, name);
 	console_register(&uart.con);
+	uart_used = true;
 	return name;
 }
 

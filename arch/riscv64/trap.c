@@ -112,6 +112,9 @@ void rv_trap(struct trap_frame *tf)
 		 * one sets SSIP again and is not lost. */
 		csr_clear(sip, SIE_SSIE);
 		ipi_interrupt();
+	} else if (cause == IRQ_S_EXT) {
+		this_cpu()->arch.irq_frame = NULL;
+		rv_plic_irq();
 	} else {
 		panic("unexpected interrupt %lu", (unsigned long)cause);
 	}

@@ -1,7 +1,8 @@
 /*
  * acpi.c - just enough ACPI to find the CPUs: RSDP -> RSDT/XSDT -> MADT.
  * From the MADT we take every enabled local APIC (processor) id, the
- * local APIC address and each IOAPIC address.  Without ACPI we run on the
+ * local APIC address, each IOAPIC address, and where ISA IRQs 0 (PIT) and
+ * 4 (COM1) arrive.  Without ACPI we run on the
  * boot CPU alone.  Boot CPU, boot page tables (tables below 4 GiB).
  */
 #include "x86.h"
@@ -156,6 +157,13 @@ static void parse_madt(struct boot_info *bi, const struct madt *m,
 			memcpy(&id, p + 4, 4);
 			if (p[2] == 0 && p[3] == 0)	/* ISA IRQ 0: the PIT */
 				x86_pit_gsi = id;
+			if (p[2] == 0 && p[3] == 4) {	/* ISA IRQ 4: COM1 */
+				uint16_t inti;
+
+				memcpy(&inti, p + 8, 2);
+				x86_com1_gsi = id;
+				x86_com1_flags = inti;
+			}
 			break;
 		case MADT_LAPIC_OVERRIDE:	/* rsvd, 64-bit address */
 			memcpy(&addr, p + 4, 8);

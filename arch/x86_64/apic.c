@@ -46,6 +46,7 @@
 uintptr_t x86_lapic_pa = 0xfee00000;	/* MADT may override (acpi.c) */
 uintptr_t x86_ioapic_pa;		/* acpi.c */
 uint32_t x86_pit_gsi;			/* acpi.c: ISA IRQ 0, no override */
+uint32_t x86_com1_gsi = 4, x86_com1_flags;	/* acpi.c: ISA IRQ 4 */
 
 static uint64_t tsc_hz, lapic_hz;	/* LAPIC timer ticks/s, undivided */
 uint64_t x86_tsc_boot;			/* arch_impl.h: arch_clock_ns() */

@@ -121,7 +121,8 @@ static uintptr_t parse_mb2(struct boot_info *bi, uintptr_t info)
 		case MB2_TAG_END:
 			return rsdp_new ? rsdp_new : rsdp_old;
 		case MB2_TAG_CMDLINE:
-			strlcpy(bi->cmdline, (char *)w, sizeof(bi->cmdline));
+			bi->cmdline_len = strlcpy(bi->cmdline, (char *)w,
+						  sizeof(bi->cmdline));
 			break;
 		case MB2_TAG_LOADER:
 			strlcpy(loader_name, (char *)w, sizeof(loader_name));
@@ -171,7 +172,7 @@ static void parse_mb1(struct boot_info *bi, uintptr_t info)
 			while (*s == ' ')
 				s++;
 		}
-		strlcpy(bi->cmdline, s, sizeof(bi->cmdline));
+		bi->cmdline_len = strlcpy(bi->cmdline, s, sizeof(bi->cmdline));
 	}
 	if (mb->flags & MB1_INFO_MODS) {
 		struct mb1_module *mod = (void *)(uintptr_t)mb->mods_addr;

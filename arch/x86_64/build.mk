@@ -17,7 +17,7 @@ ARCH_LDFLAGS := -m elf_x86_64
 ARCH_SRCS := arch/x86_64/boot.S arch/x86_64/trampoline.S \
 	arch/x86_64/entry.S arch/x86_64/switch.S \
 	arch/x86_64/early.c arch/x86_64/boot_info.c arch/x86_64/acpi.c \
-	arch/x86_64/cpu.c arch/x86_64/trap.c arch/x86_64/apic.c \
+	arch/x86_64/cpu.c arch/x86_64/trap.c arch/x86_64/apic.c arch/x86_64/ioapic.c \
 	arch/x86_64/smp.c arch/x86_64/mmu.c arch/x86_64/profile_nmi.c \
 	arch/x86_64/trace_rec.c
 

@@ -43,6 +43,11 @@ static void console_init(void)
 	console_register(&com1.con);
 }
 
+struct uart16550 *x86_com1(void)
+{
+	return &com1;
+}
+
 void x86_early_main(uint32_t magic, uintptr_t info) __noreturn;
 void x86_early_main(uint32_t magic, uintptr_t info)
 {

@@ -20,12 +20,6 @@
 #include "profile.h"
 #include "errno.h"
 
-#define IOREGSEL 0x00
-#define IOWIN 0x10
-#define IOAPIC_VER 0x01
-#define REDIR_LO(g) (0x10 + 2 * (g))
-#define REDIR_HI(g) (0x11 + 2 * (g))
-#define REDIR_MASKED (1u << 16)
 #define REDIR_NMI (4u << 8)		/* edge, active high, physical */
 #define PIT_HZ 1193182ULL
 #define PIT_CMD 0x43
@@ -34,18 +28,6 @@
 static volatile bool nmi_on;		/* NMIs are the profiler's now */
 static bool nmi_used;			/* ... and were once */
 static unsigned long nmi_late;		/* came after a stop: ignored */
-
-static uint32_t ioapic_read(unsigned reg)
-{
-	*(volatile uint32_t *)(x86_ioapic_pa + IOREGSEL) = reg;
-	return *(volatile uint32_t *)(x86_ioapic_pa + IOWIN);
-}
-
-static void ioapic_write(unsigned reg, uint32_t v)
-{
-	*(volatile uint32_t *)(x86_ioapic_pa + IOREGSEL) = reg;
-	*(volatile uint32_t *)(x86_ioapic_pa + IOWIN) = v;
-}
 
 /* Start channel 0 counting down @ns (mode 0: OUT rises at zero, once). */
 static void pit_one_shot(uint64_t ns)
@@ -63,16 +45,15 @@ static void pit_one_shot(uint64_t ns)
 
 int arch_profile_nmi_start(uint64_t period_ns)
 {
-	if (!x86_ioapic_pa ||
-	    x86_pit_gsi > ((ioapic_read(IOAPIC_VER) >> 16) & 0xff))
+	if (x86_pit_gsi >= (uint32_t)x86_ioapic_pins())
 		return -ENODEV;
 	/* 1.5 periods must fit the PIT's 16 bits (55 ms). */
 	if (period_ns * 3 / 2 * PIT_HZ / NSEC_PER_SEC > 0xffff)
 		return -EINVAL;
 	nmi_used = true;
 	WRITE_ONCE(nmi_on, true);
-	ioapic_write(REDIR_HI(x86_pit_gsi), (uint32_t)cpus[0].arch_id << 24);
-	ioapic_write(REDIR_LO(x86_pit_gsi), REDIR_NMI);
+	x86_ioapic_write(REDIR_HI(x86_pit_gsi), (uint32_t)cpus[0].arch_id << 24);
+	x86_ioapic_write(REDIR_LO(x86_pit_gsi), REDIR_NMI);
 	pit_one_shot(profile_next_gap());
 	return 0;
 }
@@ -80,7 +61,7 @@ int arch_profile_nmi_start(uint64_t period_ns)
 void arch_profile_nmi_stop(void)
 {
 	WRITE_ONCE(nmi_on, false);	/* no NMI starts the PIT again */
-	ioapic_write(REDIR_LO(x86_pit_gsi), REDIR_MASKED);
+	x86_ioapic_write(REDIR_LO(x86_pit_gsi), REDIR_MASKED);
 }
 
 bool x86_profile_nmi(struct trap_frame *f)

@@ -13,6 +13,7 @@
 #include "sched.h"
 #include "mm.h"
 #include "trace.h"
+#include "uart16550.h"
 
 struct idt_entry {
 	uint16_t offset_lo;
@@ -196,6 +197,13 @@ void x86_trap(struct trap_frame *f)
 		trace_irq_entry(&f->rip);
 		irq_enter();
 		ipi_interrupt();
+		x86_lapic_eoi();
+		irq_exit();
+		return;
+	case COM1_VECTOR:
+		trace_irq_entry(&f->rip);
+		irq_enter();
+		uart16550_irq(x86_com1());
 		x86_lapic_eoi();
 		irq_exit();
 		return;

@@ -21,6 +21,7 @@
 #define PIC_VECTOR_BASE 0x20
 #define TIMER_VECTOR 0x40
 #define IPI_VECTOR 0x41
+#define COM1_VECTOR 0x44		/* the console UART (ioapic.c) */
 #define SPURIOUS_VECTOR 0xff
 
 /* IST slots (1-based in the IDT, 0-based in tss.ist[]) and their stacks
@@ -140,6 +141,21 @@ extern uintptr_t x86_lapic_pa;
  * after the MADT's interrupt source override).  acpi.c. */
 extern uintptr_t x86_ioapic_pa;
 extern uint32_t x86_pit_gsi;
+/* COM1's GSI (ISA IRQ 4 unless the MADT overrides it) and the
+ * override's MPS INTI flags (0: as the ISA bus, active high, edge). */
+extern uint32_t x86_com1_gsi, x86_com1_flags;
+
+/* ioapic.c: its registers (IOAPIC_VER, REDIR_*), its pin count (0: no
+ * IOAPIC). */
+#define IOAPIC_VER 0x01
+#define REDIR_LO(g) (0x10 + 2 * (g))
+#define REDIR_HI(g) (0x11 + 2 * (g))
+#define REDIR_MASKED (1u << 16)
+uint32_t x86_ioapic_read(unsigned reg);
+void x86_ioapic_write(unsigned reg, uint32_t v);
+int x86_ioapic_pins(void);
+/* early.c: the COM1 console's driver state, for its interrupt. */
+struct uart16550 *x86_com1(void);
 /* The PC @f interrupted, then its callers' return addresses (frame
  * pointers), at most @max; how many.  trap.c. */
 int x86_callchain(const struct trap_frame *f, uintptr_t *pc, int max);

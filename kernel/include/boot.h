@@ -5,11 +5,14 @@
  */
 #ifndef BOOT_H
 #define BOOT_H
+#include <stddef.h>
 #include <stdint.h>
 
 #define BOOT_MAX_REGIONS 32
 #define BOOT_MAX_CPUS 64
-#define BOOT_CMDLINE_MAX 512
+/* The command line kept, NUL included: room for a long ktest= list plus
+ * the runner's options; a longer one is cut and kmain says so. */
+#define BOOT_CMDLINE_MAX 2048
 
 struct mem_region {
 	uint64_t base, size;
@@ -34,8 +37,11 @@ struct boot_info {
 	uint64_t cpu_arch_id[BOOT_MAX_CPUS];
 	int ncpus;
 
-	/* Kernel command line, NUL terminated ("" if none). */
+	/* Kernel command line, NUL terminated ("" if none); cmdline_len is
+	 * the length the loader gave (more than BOOT_CMDLINE_MAX - 1: the
+	 * line was cut). */
 	char cmdline[BOOT_CMDLINE_MAX];
+	size_t cmdline_len;
 
 	/* First boot module / initrd, or size 0. */
 	uint64_t module_base, module_size;

@@ -22,7 +22,7 @@
 #include "sched.h"
 
 /* Limits; docs/scenarios.md lists them too. */
-#define SCN_MAX_BYTES	16384		/* a whole script */
+#define SCN_MAX_BYTES	32768		/* a whole script (a 20 KB paste fits) */
 #define SCN_LINE_MAX	160		/* characters in one line */
 #define SCN_NAME_MAX	16		/* names, NUL included */
 #define SCN_MAX_TASKS	64
