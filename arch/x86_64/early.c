@@ -1,12 +1,14 @@
 /*
  * early.c - C entry of the boot CPU (from boot.S, in long mode on the
  * boot page tables and boot stack): per-CPU pointer, descriptor tables,
- * serial console, boot_info, interrupt controllers and time, then kmain.
+ * serial console, boot_info, the screen and keyboard consoles, interrupt
+ * controllers and time, then kmain.
  */
 #include "x86.h"
 #include "boot.h"
 #include "console.h"
 #include "cpu.h"
+#include "fbcon.h"
 #include "uart16550.h"
 
 #define COM1_PORT 0x3f8
@@ -18,6 +20,8 @@ static struct boot_info the_boot_info;	/* boot_info (main.c) points here */
 static uint8_t bsp_ist[IST_BLOCK_SIZE] __aligned(PAGE_SIZE);
 
 static struct uart16550 com1;
+static struct fbcon screen;
+static bool screen_waits_for_mmu;
 
 static uint8_t pio_read(uintptr_t port)
 {
@@ -43,6 +47,43 @@ static void console_init(void)
 	console_register(&com1.con);
 }
 
+/*
+ * The screen GRUB set up, as a second console after COM1.  The boot
+ * page tables map 0..4 GiB, so a framebuffer there is drawn on at once
+ * and shows the boot from its first line; one above 4 GiB (OVMF may
+ * put a 64-bit BAR there) keeps its text until arch_mmu_init() has
+ * mapped it (x86_screen_mapped()).  Either way arch_mmu_init() maps it
+ * as a device, uncached: the console only ever writes it (fbcon.c keeps
+ * the text in RAM), so nothing is lost to uncached reads, and writes
+ * are few (one character cell at a time, a part of the screen per
+ * scroll).  Write-combining through the PAT would make the writes
+ * cheaper on real hardware; QEMU ignores memory types either way.
+ */
+static void screen_init(struct boot_info *bi)
+{
+	struct boot_fb *fb = &bi->fb;
+	uint64_t size = (uint64_t)fb->pitch * fb->height;
+	bool mapped = fb->addr + size <= 4ULL << 30;
+
+	if (fb->type == BOOT_FB_NONE) {
+		printk("console: no framebuffer from the loader (%s)\n",
+		       bi->loader);
+		return;
+	}
+	if (fbcon_init(&screen, fb, mapped) < 0)
+		return;
+	boot_add_region(bi->devices, &bi->ndevices, fb->addr, size);
+	screen_waits_for_mmu = !mapped;
+}
+
+void x86_screen_mapped(void)
+{
+	if (screen_waits_for_mmu) {
+		screen_waits_for_mmu = false;
+		fbcon_online(&screen);
+	}
+}
+
 void x86_early_main(uint32_t magic, uintptr_t info) __noreturn;
 void x86_early_main(uint32_t magic, uintptr_t info)
 {
@@ -57,6 +98,7 @@ void x86_early_main(uint32_t magic, uintptr_t info)
 
 	boot_info = bi;
 	x86_parse_boot_info(bi, magic, info);
+	screen_init(bi);
 	x86_early_map_ram(bi);
 	bsp->arch_id = bi->cpu_arch_id[0];
 

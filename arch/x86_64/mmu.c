@@ -219,6 +219,7 @@ void arch_mmu_init(struct boot_info *bi)
 	x86_kernel_cr3 = (uintptr_t)kernel_pml4;
 	write_cr0(read_cr0() | CR0_WP);
 	write_cr3(x86_kernel_cr3);
+	x86_screen_mapped();
 }
 
 /* Only the owner of a stack slot maps its pages, and a PTE goes from
