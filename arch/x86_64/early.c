@@ -9,6 +9,7 @@
 #include "console.h"
 #include "cpu.h"
 #include "fbcon.h"
+#include "i8042.h"
 #include "uart16550.h"
 
 #define COM1_PORT 0x3f8
@@ -22,6 +23,7 @@ static uint8_t bsp_ist[IST_BLOCK_SIZE] __aligned(PAGE_SIZE);
 static struct uart16550 com1;
 static struct fbcon screen;
 static bool screen_waits_for_mmu;
+static struct i8042 keyboard;
 
 static uint8_t pio_read(uintptr_t port)
 {
@@ -76,6 +78,16 @@ static void screen_init(struct boot_info *bi)
 	screen_waits_for_mmu = !mapped;
 }
 
+/* The PS/2 keyboard as console input (a PC without a COM port types
+ * here), whether or not there is a screen: it costs a port read per
+ * poll. */
+static void keyboard_init(void)
+{
+	keyboard.pio_read = pio_read;
+	keyboard.pio_write = pio_write;
+	i8042_init(&keyboard);
+}
+
 void x86_screen_mapped(void)
 {
 	if (screen_waits_for_mmu) {
@@ -99,6 +111,7 @@ void x86_early_main(uint32_t magic, uintptr_t info)
 	boot_info = bi;
 	x86_parse_boot_info(bi, magic, info);
 	screen_init(bi);
+	keyboard_init();
 	x86_early_map_ram(bi);
 	bsp->arch_id = bi->cpu_arch_id[0];
 
