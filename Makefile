@@ -161,6 +161,7 @@ test: deps
 	python3 tests/tools/test_lab.py
 	KESTREL_TEST_ARCHES="$(TEST_ARCHES)" python3 tests/tools/test_gdb.py
 	KESTREL_TEST_ARCHES="$(TEST_ARCHES)" python3 tests/tools/test_shell.py
+	KESTREL_TEST_ARCHES="$(TEST_ARCHES)" python3 tests/tools/test_screen.py
 	$(if $(SUITES)$(filter 1,$(DEBUG))$(filter command line environment,$(origin CPUS)),, \
 		python3 tools/runner.py grade --check-all $(if $(filter command line environment,$(origin ARCH)),--arch $(ARCH)))
 	python3 tools/runner.py test $(RUNNER_ARGS) $(if $(SUITES),--suites $(SUITES)) \
