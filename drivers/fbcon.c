@@ -187,8 +187,7 @@ void fbcon_online(struct fbcon *f)
 	redraw(f);
 }
 
-/* Why @fb cannot be drawn on, or NULL if it can. */
-static const char *unsupported(const struct boot_fb *fb)
+const char *fbcon_unsupported(const struct boot_fb *fb)
 {
 	switch (fb->type) {
 	case BOOT_FB_RGB:
@@ -215,16 +214,10 @@ static const char *unsupported(const struct boot_fb *fb)
 	}
 }
 
-int fbcon_init(struct fbcon *f, const struct boot_fb *fb, bool online)
+int fbcon_setup(struct fbcon *f, const struct boot_fb *fb)
 {
-	const char *why = unsupported(fb);
-
-	if (why) {
-		printk("console: framebuffer %ux%ux%u type %d at 0x%llx: %s; "
-		       "no screen console\n", fb->width, fb->height, fb->bpp,
-		       fb->type, (unsigned long long)fb->addr, why);
+	if (fbcon_unsupported(fb))
 		return -EINVAL;
-	}
 	font_init();
 	f->base = (uint8_t *)(uintptr_t)fb->addr;
 	f->pitch = fb->pitch;
@@ -248,6 +241,21 @@ int fbcon_init(struct fbcon *f, const struct boot_fb *fb, bool online)
 	f->con.putc = fbcon_putc;
 	f->con.getc = fbcon_getc;
 	f->con.priv = f;
+	f->online = false;
+	return 0;
+}
+
+int fbcon_init(struct fbcon *f, const struct boot_fb *fb, bool online)
+{
+	const char *why = fbcon_unsupported(fb);
+
+	if (why) {
+		printk("console: framebuffer %ux%ux%u type %d at 0x%llx: %s; "
+		       "no screen console\n", fb->width, fb->height, fb->bpp,
+		       fb->type, (unsigned long long)fb->addr, why);
+		return -EINVAL;
+	}
+	fbcon_setup(f, fb);
 	if (online)
 		fbcon_online(f);
 	console_register(&f->con);

@@ -40,6 +40,13 @@ struct fbcon {
  * support (nothing registered).  Early boot, one CPU.
  */
 int fbcon_init(struct fbcon *f, const struct boot_fb *fb, bool online);
+/* Why fbcon cannot draw on @fb ("indexed colour ... not supported"),
+ * or NULL if it can. */
+const char *fbcon_unsupported(const struct boot_fb *fb);
+/* fbcon_init() without registering or printing (tests/fbcon.c draws
+ * into a buffer of its own): -EINVAL for an unsupported @fb; offline
+ * until fbcon_online(). */
+int fbcon_setup(struct fbcon *f, const struct boot_fb *fb);
 /* The framebuffer is mapped from now on: draw what f->cells hold.
  * Early boot, one CPU, before other CPUs can print. */
 void fbcon_online(struct fbcon *f);

@@ -11,7 +11,8 @@
 #define FONT_FIRST 0x20
 #define FONT_LAST 0x7e
 
-/* Build the cells; once, before the first font_cell(). */
+/* Build the cells, before the first font_cell(); again is a no-op.
+ * Early boot (fbcon_init()). */
 void font_init(void);
 /* The FONT_H rows of @ch's cell, bit 7 the leftmost pixel; the box for
  * a character outside FONT_FIRST..FONT_LAST.  Any context. */

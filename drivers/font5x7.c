@@ -11,6 +11,7 @@
  * and changed by eye; tests/tools/test_screen.py reads this table too,
  * to recognise the characters on a screendump.
  */
+#include <stdbool.h>
 #include "font.h"
 
 #define GLYPH_ROWS 7
@@ -138,6 +139,12 @@ static void build_cell(uint8_t *cell, const char *const rows[GLYPH_ROWS])
 
 void font_init(void)
 {
+	static bool built;
+
+	/* Once: after that the cells are only read (by every fbcon). */
+	if (built)
+		return;
+	built = true;
 	for (int i = 0; i <= FONT_LAST - FONT_FIRST; i++)
 		build_cell(cells[i], glyphs[i]);
 	build_cell(cells[FONT_LAST - FONT_FIRST + 1], box);
