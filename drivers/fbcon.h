@@ -15,16 +15,23 @@
 #define FBCON_MAX_COLS 256
 #define FBCON_MAX_ROWS 96
 
+#define FBCON_EXPAND_WORDS 4
+
 struct fbcon {
 	struct console con;
 	uint8_t *base;			/* the framebuffer, mapped 1:1 */
 	uint32_t pitch, width, height;	/* bytes a line; pixels */
 	unsigned bytes_pp;		/* 2, 3 or 4 (text: 2 a cell) */
 	bool text;			/* VGA text buffer, not pixels */
+	bool wide;			/* 32 bpp, lines 8-byte aligned */
 	bool online;			/* mapped: draw (else only remember) */
 	uint32_t fg, bg;		/* pixel values */
 	int cols, rows;			/* cells */
 	int cx, cy;			/* the cursor */
+	int jump;			/* lines a scroll moves the text */
+	/* 32 bpp: the 8 pixels of each glyph row byte, as 4 stores of
+	 * 2 pixels (the font's rows are drawn without a branch). */
+	uint64_t expand[256][FBCON_EXPAND_WORDS];
 	/* What each cell shows: the screen is redrawn from here, never
 	 * read back (a framebuffer read is slow on real hardware). */
 	uint8_t cells[FBCON_MAX_ROWS][FBCON_MAX_COLS];

@@ -3,7 +3,8 @@
  * of the test's own: the pixels of a character are its glyph's, in the
  * framebuffer's pixel layout (32, 24 and 16 bits); newline, carriage
  * return, backspace, tab, line wrap and scrolling put the text where a
- * terminal would; a character outside the font is a box; and a screen
+ * terminal would, a scroll moving a quarter of the screen; a character
+ * outside the font is a box; and a screen
  * fbcon cannot draw on is refused with its reason, never drawn on.
  * Runs on both arches (the driver is generic; x86_64 also boots it on
  * GRUB's framebuffer, which tests/tools/test_screen.py reads back).
@@ -21,9 +22,11 @@
 /* One console at a time: it is larger than a test stack. */
 static struct fbcon con;
 
-/* A COLS x ROWS character framebuffer of @bpp bits in RAM, RGB fields
- * as GRUB gives them for @bpp (16: 5-6-5). */
-static uint8_t *screen(struct ktest *t, struct boot_fb *fb, int bpp)
+/* A COLS x ROWS character framebuffer of @bpp bits in RAM, each line
+ * @pad bytes longer than its pixels, RGB fields as GRUB gives them for
+ * @bpp (16: 5-6-5). */
+static uint8_t *screen_pad(struct ktest *t, struct boot_fb *fb, int bpp,
+			   int pad, int rows)
 {
 	uint8_t *buf;
 
@@ -31,8 +34,8 @@ static uint8_t *screen(struct ktest *t, struct boot_fb *fb, int bpp)
 	fb->type = BOOT_FB_RGB;
 	fb->bpp = bpp;
 	fb->width = COLS * FONT_W;
-	fb->height = ROWS * FONT_H;
-	fb->pitch = fb->width * ((bpp + 7) / 8) + 4;	/* padded lines */
+	fb->height = rows * FONT_H;
+	fb->pitch = fb->width * ((bpp + 7) / 8) + pad;
 	if (bpp == 16) {
 		fb->red_pos = 11, fb->red_size = 5;
 		fb->green_pos = 5, fb->green_size = 6;
@@ -48,6 +51,11 @@ static uint8_t *screen(struct ktest *t, struct boot_fb *fb, int bpp)
 	KASSERT_EQ(t, fbcon_setup(&con, fb), 0);
 	fbcon_online(&con);
 	return buf;
+}
+
+static uint8_t *screen(struct ktest *t, struct boot_fb *fb, int bpp)
+{
+	return screen_pad(t, fb, bpp, 4, ROWS);
 }
 
 static void type(const char *s)
@@ -111,15 +119,18 @@ static const char *row_text(int row)
 static void glyph_pixels_in_each_layout(struct ktest *t)
 {
 	/* Light grey 0xaaaaaa on black, packed per layout. */
-	static const struct { int bpp; uint32_t fg; } layouts[] = {
-		{ 32, 0xaaaaaa }, { 24, 0xaaaaaa },
-		{ 16, (0xaa >> 3) << 11 | (0xaa >> 2) << 5 | 0xaa >> 3 },
+	/* 32 bpp twice: aligned lines take fbcon's 64-bit stores. */
+	static const struct { int bpp, pad; uint32_t fg; } layouts[] = {
+		{ 32, 0, 0xaaaaaa }, { 32, 4, 0xaaaaaa }, { 24, 4, 0xaaaaaa },
+		{ 16, 4, (0xaa >> 3) << 11 | (0xaa >> 2) << 5 | 0xaa >> 3 },
 	};
 
 	for (unsigned i = 0; i < ARRAY_SIZE(layouts); i++) {
 		struct boot_fb fb;
-		uint8_t *buf = screen(t, &fb, layouts[i].bpp);
+		uint8_t *buf = screen_pad(t, &fb, layouts[i].bpp,
+					  layouts[i].pad, ROWS);
 
+		KEXPECT_EQ(t, con.wide, layouts[i].bpp == 32 && !layouts[i].pad);
 		type("Ag~");
 		KEXPECT(t, shows(t, &fb, 0, 0, 'A', layouts[i].fg, 0));
 		KEXPECT(t, shows(t, &fb, 1, 0, 'g', layouts[i].fg, 0));
@@ -173,6 +184,26 @@ static void scrolls_and_wraps(struct ktest *t)
 	kfree(buf);
 }
 
+/* A screen of 8 lines scrolls 2 at a time (a quarter: fbcon.c says
+ * why), leaving the cursor on the first blank line. */
+static void jump_scroll_by_a_quarter(struct ktest *t)
+{
+	struct boot_fb fb;
+	uint8_t *buf = screen_pad(t, &fb, 32, 0, 8);
+
+	KEXPECT_EQ(t, con.jump, 2);
+	type("1\n2\n3\n4\n5\n6\n7\n8\n9");
+	KEXPECT(t, !strcmp(row_text(0), "3"));
+	KEXPECT(t, !strcmp(row_text(5), "8"));
+	KEXPECT(t, !strcmp(row_text(6), "9"));
+	KEXPECT(t, !strcmp(row_text(7), ""));
+	KEXPECT_EQ(t, con.cy, 6);
+	KEXPECT(t, shows(t, &fb, 0, 0, '3', 0xaaaaaa, 0));
+	KEXPECT(t, shows(t, &fb, 0, 6, '9', 0xaaaaaa, 0));
+	KEXPECT(t, shows(t, &fb, 0, 7, ' ', 0xaaaaaa, 0));
+	kfree(buf);
+}
+
 static void unknown_character_is_a_box(struct ktest *t)
 {
 	struct boot_fb fb;
@@ -222,6 +253,7 @@ static struct ktest_case fbcon_cases[] = {
 	KTEST_CASE(glyph_pixels_in_each_layout),
 	KTEST_CASE(controls_move_the_cursor),
 	KTEST_CASE(scrolls_and_wraps),
+	KTEST_CASE(jump_scroll_by_a_quarter),
 	KTEST_CASE(unknown_character_is_a_box),
 	KTEST_CASE(unsupported_screens_refused),
 	{ 0 },

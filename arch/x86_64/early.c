@@ -54,12 +54,11 @@ static void console_init(void)
  * page tables map 0..4 GiB, so a framebuffer there is drawn on at once
  * and shows the boot from its first line; one above 4 GiB (OVMF may
  * put a 64-bit BAR there) keeps its text until arch_mmu_init() has
- * mapped it (x86_screen_mapped()).  Either way arch_mmu_init() maps it
- * as a device, uncached: the console only ever writes it (fbcon.c keeps
- * the text in RAM), so nothing is lost to uncached reads, and writes
- * are few (one character cell at a time, a part of the screen per
- * scroll).  Write-combining through the PAT would make the writes
- * cheaper on real hardware; QEMU ignores memory types either way.
+ * mapped it (x86_screen_mapped()).  arch_mmu_init() maps it
+ * write-combining (x86_pat_init()): the console only ever writes it
+ * (fbcon.c keeps the text in RAM, so no uncached read is ever made), and
+ * WC merges its stores.  Until then the boot map's WB is made uncached
+ * by the firmware's MTRRs, which cover the PCI hole on every PC.
  */
 static void screen_init(struct boot_info *bi)
 {
@@ -74,7 +73,8 @@ static void screen_init(struct boot_info *bi)
 	}
 	if (fbcon_init(&screen, fb, mapped) < 0)
 		return;
-	boot_add_region(bi->devices, &bi->ndevices, fb->addr, size);
+	x86_wc_region.base = fb->addr;
+	x86_wc_region.size = size;
 	screen_waits_for_mmu = !mapped;
 }
 
@@ -106,6 +106,7 @@ void x86_early_main(uint32_t magic, uintptr_t info)
 	arch_set_this_cpu(bsp);
 	x86_idt_init();
 	x86_cpu_tables_init(bsp, (uintptr_t)bsp_ist);
+	x86_pat_init();
 	console_init();
 
 	boot_info = bi;
