@@ -6,7 +6,7 @@
  * The text lives in f->cells; a pixel is only ever written, never read:
  * reads from a framebuffer are uncached bus reads, very slow on real
  * hardware.  So a scroll does not move pixels: it moves the cells up
- * one line and redraws only the cells whose character changed, which
+ * and redraws only the cells whose character changed, which
  * for a log (lines sharing their "[cpuN] " prefix, blank tails) is a
  * part of the screen.  Even so a scroll redraws thousands of cells, all
  * under the console lock with interrupts off (about 5 ms under QEMU's
@@ -86,23 +86,17 @@ static void draw(struct fbcon *f, int col, int row, uint8_t ch, bool cursor)
 
 		if (cursor && y >= FONT_H - CURSOR_ROWS)
 			bits = 0xff;
-		if (f->bytes_pp == 4 && !f->wide) {
-			volatile uint32_t *q = (volatile uint32_t *)line;
-
-			for (int x = 0; x < FONT_W; x++)
-				q[x] = bits & (0x80 >> x) ? f->fg : f->bg;
-			continue;
-		}
 		if (f->wide) {
 			volatile uint64_t *q = (volatile uint64_t *)line;
 			const uint64_t *e = f->expand[bits];
 
 			for (int i = 0; i < FBCON_EXPAND_WORDS; i++)
 				q[i] = e[i];
-			continue;
+		} else {
+			for (int x = 0; x < FONT_W; x++, p += f->bytes_pp)
+				put_pixel(f, p, bits & (0x80 >> x) ? f->fg
+								   : f->bg);
 		}
-		for (int x = 0; x < FONT_W; x++, p += f->bytes_pp)
-			put_pixel(f, p, bits & (0x80 >> x) ? f->fg : f->bg);
 	}
 }
 
@@ -214,7 +208,7 @@ const char *fbcon_unsupported(const struct boot_fb *fb)
 		if (fb->red_size > 8 || fb->green_size > 8 ||
 		    fb->blue_size > 8 || fb->red_pos >= 32 ||
 		    fb->green_pos >= 32 || fb->blue_pos >= 32)
-			return "a colour field wider than 8 bits";
+			return "a colour field over 8 bits or outside the pixel";
 		if (fb->pitch < fb->width * ((fb->bpp + 7) / 8))
 			return "pitch shorter than a line";
 		if (fb->width < FONT_W || fb->height < FONT_H)
