@@ -9,12 +9,14 @@
  * and redraws only the cells whose character changed, which
  * for a log (lines sharing their "[cpuN] " prefix, blank tails) is a
  * part of the screen.  Even so a scroll redraws thousands of cells, all
- * under the console lock with interrupts off (about 5 ms under QEMU's
- * TCG, where a ktest=all boot scrolls some 2000 times): so a scroll
- * moves the text up a quarter of the screen at once, like a terminal's
- * jump scroll, and the cost of scrolling is a quarter as often.  A
- * character is 16 rows of 8 pixels, at 32 bpp four 64-bit stores a row
- * from a table (f->expand).
+ * under the console lock with interrupts off, and a ktest=all boot
+ * prints some 2000 lines: so a scroll moves the text up a quarter of
+ * the screen at once, like a terminal's jump scroll, and the cost comes
+ * a twelfth as often on a 48-line screen.  A character is 16 rows of 8
+ * pixels, at 32 bpp four 64-bit stores a row from a table (f->expand).
+ * Measured under QEMU (TCG, 1024x768x32, `test sched_core trace
+ * scenario_parse` in the shell: 245 lines, 16 scrolls): a scroll took
+ * 0.9 ms on average, 2.9 ms at worst.
  *
  * putc is called under printk's console lock (or by the panicking CPU
  * alone), so nothing here takes a lock or sleeps.
