@@ -4,7 +4,8 @@
  * framebuffer's pixel layout (32, 24 and 16 bits); newline, carriage
  * return, backspace, tab, line wrap and scrolling put the text where a
  * terminal would, a scroll moving a quarter of the screen; a character
- * outside the font is a box; and a screen
+ * outside the font is a box; GRUB's EGA text buffer gets characters
+ * and attributes; and a screen
  * fbcon cannot draw on is refused with its reason, never drawn on.
  * Runs on both arches (the driver is generic; x86_64 also boots it on
  * GRUB's framebuffer, which tests/tools/test_screen.py reads back).
@@ -218,6 +219,35 @@ static void unknown_character_is_a_box(struct ktest *t)
 	kfree(buf);
 }
 
+/* GRUB's EGA text mode: a character and attribute (grey on black) a
+ * cell, the cursor shown as inverse video, scrolling a quarter. */
+static void ega_text_cells(struct ktest *t)
+{
+	struct boot_fb fb = {
+		.type = BOOT_FB_EGA_TEXT, .width = 80, .height = 25,
+		.pitch = 160, .bpp = 16,
+	};
+	uint16_t *vga = kmalloc(160 * 25);
+
+	KASSERT(t, vga != NULL);
+	fb.addr = (uintptr_t)vga;
+	KASSERT_EQ(t, fbcon_setup(&con, &fb), 0);
+	fbcon_online(&con);
+	KEXPECT_EQ(t, con.cols, 80);
+	KEXPECT_EQ(t, con.rows, 25);
+	KEXPECT_EQ(t, con.jump, 6);
+	type("Hi");
+	KEXPECT_EQ(t, vga[0], 'H' | 0x07 << 8);
+	KEXPECT_EQ(t, vga[1], 'i' | 0x07 << 8);
+	KEXPECT_EQ(t, vga[2], ' ' | 0x70 << 8);		/* the cursor */
+	for (int i = 0; i < 25; i++)
+		type("\n");
+	KEXPECT_EQ(t, vga[0], ' ' | 0x07 << 8);
+	KEXPECT_EQ(t, con.cy, 19);
+	KEXPECT_EQ(t, vga[19 * 80], ' ' | 0x70 << 8);
+	kfree(vga);
+}
+
 /* Every way a loader's screen can be unusable: refused, with a reason,
  * and nothing drawn. */
 static void unsupported_screens_refused(struct ktest *t)
@@ -255,6 +285,7 @@ static struct ktest_case fbcon_cases[] = {
 	KTEST_CASE(scrolls_and_wraps),
 	KTEST_CASE(jump_scroll_by_a_quarter),
 	KTEST_CASE(unknown_character_is_a_box),
+	KTEST_CASE(ega_text_cells),
 	KTEST_CASE(unsupported_screens_refused),
 	{ 0 },
 };
