@@ -18,8 +18,10 @@ fails).  Checked:
   - keys sent with the monitor's `sendkey` (the i8042 path) reach the
     shell: "help" runs (its list on the serial console and the screen),
     Ctrl-C abandons a line ("^C"), Shift types upper case;
-  - `test context` typed the same way runs, and its KTAP summary
-    ("# Totals: pass:...") is drawn on the screen.
+  - after more output (`help` twice more: the screen scrolls),
+    `test context` typed the same way runs, its KTAP summary ("# Totals:
+    pass:...") is drawn, and the screen is the serial console's last
+    lines, character for character.
 The screendumps and the serial transcripts are kept in build/test-logs/
 (screen-<firmware>-*.ppm, screen-<firmware>.log).  Skips, saying why,
 when QEMU, the ISO or OVMF are missing, or x86_64 is not in
@@ -263,7 +265,12 @@ class ScreenTests(unittest.TestCase):
         self.assertOnScreen(m, r"^  help +this list$", lines, "typed help")
         self.assertOnScreen(m, r"^kestrel> x\^C$", lines, "typed Ctrl-C")
 
-        # A test run typed on the keyboard; its summary on the screen.
+        # Enough output to scroll (the banner goes), then a test run
+        # typed on the keyboard; its summary on the screen.
+        for _ in range(2):
+            m.type("help")
+            m.con.expect("power the machine off", 30)
+            m.con.expect("kestrel> ", 10)
         m.type("test " + SUITE)
         m.con.expect("# Totals: pass:", 120)
         m.con.expect("kestrel> ", 60)
@@ -271,6 +278,18 @@ class ScreenTests(unittest.TestCase):
         self.assertOnScreen(m, r"^\[cpu\d\] # Totals: pass:\d+ fail:0 "
                             r"skip:\d+ total:\d+$", lines, "test " + SUITE)
         self.assertOnScreen(m, r"^kestrel>$", lines, "test " + SUITE)
+        # Scrolled, and drawn whole: the screen is the serial console's
+        # last lines, character for character.
+        self.assertFalse(any("kestrel 0.1 (x86_64) on GRUB" in l
+                             for l in lines), "%s: the screen did not "
+                         "scroll:\n%s" % (firmware, "\n".join(lines)))
+        serial = [l.rstrip() for l in m.con.out.replace("\r", "")
+                  .split("\n")]
+        if serial[-len(lines):] != lines:
+            self.fail("%s: the screen is not the serial console's last "
+                      "%d lines; screen:\n%s\nserial:\n%s" % (
+                          firmware, len(lines), "\n".join(lines),
+                          "\n".join(serial[-len(lines):])))
 
     def test_bios_grub_screen_and_keyboard(self):
         self.check("bios")
