@@ -17,7 +17,8 @@ fails).  Checked:
     greeting;
   - keys sent with the monitor's `sendkey` (the i8042 path) reach the
     shell: "help" runs (its list on the serial console and the screen),
-    Ctrl-C abandons a line ("^C"), Shift types upper case;
+    Ctrl-C abandons a line ("^C"), Shift and Caps Lock (and both: lower
+    case again) choose the case;
   - after more output (`help` twice more: the screen scrolls),
     `test context` typed the same way runs, its KTAP summary ("# Totals:
     pass:...") is drawn, and the screen is the serial console's last
@@ -256,14 +257,17 @@ class ScreenTests(unittest.TestCase):
         m.con.expect("kestrel> ", 10)
         m.keys("x", "ctrl-c")
         m.con.expect("x^C", 30)
-        m.keys("shift-k", "e", "y")
-        m.con.expect("Key", 30)
+        m.keys("shift-k", "e", "y", "caps_lock", "o", "shift-k",
+               "caps_lock", "x")
+        m.con.expect("KeyOkx", 30)
         m.keys("ctrl-c")
         m.con.expect("kestrel> ", 10)
         lines = m.screen("help")
         self.assertOnScreen(m, r"^kestrel> help$", lines, "typed help")
         self.assertOnScreen(m, r"^  help +this list$", lines, "typed help")
         self.assertOnScreen(m, r"^kestrel> x\^C$", lines, "typed Ctrl-C")
+        self.assertOnScreen(m, r"^kestrel> KeyOkx\^C$", lines,
+                            "typed Shift, Caps Lock")
 
         # Enough output to scroll (the banner goes), then a test run
         # typed on the keyboard; its summary on the screen.
