@@ -1,6 +1,9 @@
 # Kestrel - top-level build.
 #
 #   make run   [ARCH=x86_64|riscv64] [CPUS=n]   boot into the serial shell
+#              [SCREEN=1] [UEFI=1]   x86_64: QEMU's window shows the screen
+#                                    console (keyboard typed there too);
+#                                    boot through UEFI (OVMF), not BIOS
 #   make test  [ARCH=...] [CPUS=n]   build, boot under QEMU, judge KTAP
 #                                    (no ARCH: both arches, 1/2/4/8 CPUs)
 #   make bench [ARCH=...] [CPUS=n]   benchmarks under qemu -icount shift=0
@@ -124,7 +127,7 @@ $(KERNEL): $(OBJS) $(LINKER_SCRIPT)
 PACKAGES := make gcc binutils python3 qemu-system-x86 qemu-system-misc \
 	gcc-riscv64-unknown-elf binutils-riscv64-unknown-elf grub-pc-bin \
 	grub-efi-amd64-bin grub-common xorriso mtools opensbi u-boot-qemu u-boot-tools \
-	gdb-multiarch chromium
+	gdb-multiarch chromium ovmf
 deps:
 	@sh tools/install-deps.sh $(PACKAGES)
 
@@ -136,9 +139,12 @@ TEST_ARCHES := $(if $(filter command line environment,$(origin ARCH)),$(ARCH),x8
 # The QEMU command line is the runner's (tools/kestrel/qemu.py), like
 # every test boot's; a clean poweroff is success even where QEMU reports
 # it as status 1 (x86_64).
+# SCREEN=1, not DISPLAY=1: DISPLAY is X11's variable, set in every
+# graphical terminal, and make would take it from the environment.
 RUN_ARGS := --arch $(ARCH) --cpus $(CPUS) --build-root $(BUILD_ROOT)
 run: deps images
-	@python3 tools/runner.py run $(RUN_ARGS)
+	@python3 tools/runner.py run $(RUN_ARGS) $(if $(filter 1,$(SCREEN)),--screen) \
+		$(if $(filter 1,$(UEFI)),--uefi)
 
 debug: deps images
 	@python3 tools/runner.py run $(RUN_ARGS) --gdb
@@ -157,6 +163,7 @@ test: deps
 	KESTREL_TEST_ARCHES="$(TEST_ARCHES)" python3 tests/tools/test_gdb.py
 	KESTREL_TEST_ARCHES="$(TEST_ARCHES)" python3 tests/tools/test_shell.py
 	KESTREL_TEST_ARCHES="$(TEST_ARCHES)" python3 tests/tools/test_paste.py
+	KESTREL_TEST_ARCHES="$(TEST_ARCHES)" python3 tests/tools/test_screen.py
 	$(if $(SUITES)$(filter 1,$(DEBUG))$(filter command line environment,$(origin CPUS)),, \
 		python3 tools/runner.py grade --check-all $(if $(filter command line environment,$(origin ARCH)),--arch $(ARCH)))
 	python3 tools/runner.py test $(RUNNER_ARGS) $(if $(SUITES),--suites $(SUITES)) \

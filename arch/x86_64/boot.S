@@ -37,6 +37,16 @@ mb2_header:
 	/* module alignment tag: page-align modules */
 	.word 6, 0
 	.long 8
+	/* framebuffer tag, optional (flag 1): ask GRUB for a linear
+	 * framebuffer, 1024x768x32 if it can, so that a PC without a COM
+	 * port shows the console (drivers/fbcon.c).  Optional: without
+	 * video (QEMU -nographic still has one; a headless board may not)
+	 * GRUB boots us anyway and gives no framebuffer tag.  Under UEFI
+	 * this is the only way to a screen: there is no VGA text mode. */
+	.word 5, 1
+	.long 20
+	.long 1024, 768, 32
+	.long 0				/* pad the 20-byte tag to 8 */
 	/* end tag */
 	.word 0, 0
 	.long 8

@@ -19,6 +19,7 @@ enum {
 	MB2_TAG_LOADER = 2,
 	MB2_TAG_MODULE = 3,
 	MB2_TAG_MMAP = 6,
+	MB2_TAG_FRAMEBUFFER = 8,
 	MB2_TAG_ACPI_OLD = 14,
 	MB2_TAG_ACPI_NEW = 15,
 };
@@ -38,6 +39,20 @@ struct mb2_mmap_entry {
 	uint64_t base, len;
 	uint32_t type, reserved;
 };
+
+/* Multiboot2 framebuffer tag (type 8) after its type and size; the RGB
+ * field layout follows the common part when type is 1. */
+struct mb2_fb {
+	uint64_t addr;
+	uint32_t pitch, width, height;
+	uint8_t bpp, type;
+	uint16_t reserved;
+	uint8_t red_pos, red_size, green_pos, green_size, blue_pos, blue_size;
+} __packed;
+
+#define MB2_FB_INDEXED 0
+#define MB2_FB_RGB 1
+#define MB2_FB_EGA_TEXT 2
 
 struct mb1_info {
 	uint32_t flags, mem_lower, mem_upper, boot_device, cmdline;
@@ -102,6 +117,49 @@ static void add_module(struct boot_info *bi, uint64_t start, uint64_t end)
 	reserve(bi, start, end);
 }
 
+/* The framebuffer tag: what kind of screen GRUB set up.  The tag is
+ * only copied here; drivers/fbcon.c says whether it can draw on it. */
+static void parse_fb(struct boot_info *bi, struct mb2_tag *tag)
+{
+	struct mb2_fb *m = (struct mb2_fb *)(tag + 1);
+	struct boot_fb *fb = &bi->fb;
+
+	if (tag->size < sizeof(*tag) + offsetof(struct mb2_fb, red_pos)) {
+		printk("x86: framebuffer tag of %u bytes is too short; ignored\n",
+		       tag->size);
+		return;
+	}
+	fb->addr = m->addr;
+	fb->pitch = m->pitch;
+	fb->width = m->width;
+	fb->height = m->height;
+	fb->bpp = m->bpp;
+	switch (m->type) {
+	case MB2_FB_RGB:
+		if (tag->size < sizeof(*tag) + sizeof(*m)) {
+			printk("x86: RGB framebuffer tag without its colour "
+			       "fields; ignored\n");
+			return;
+		}
+		fb->type = BOOT_FB_RGB;
+		fb->red_pos = m->red_pos;
+		fb->red_size = m->red_size;
+		fb->green_pos = m->green_pos;
+		fb->green_size = m->green_size;
+		fb->blue_pos = m->blue_pos;
+		fb->blue_size = m->blue_size;
+		break;
+	case MB2_FB_EGA_TEXT:
+		fb->type = BOOT_FB_EGA_TEXT;
+		break;
+	case MB2_FB_INDEXED:
+		fb->type = BOOT_FB_INDEXED;
+		break;
+	default:
+		printk("x86: framebuffer of unknown type %u; ignored\n", m->type);
+	}
+}
+
 /* Returns the RSDP the loader copied for us, or 0. */
 static uintptr_t parse_mb2(struct boot_info *bi, uintptr_t info)
 {
@@ -140,6 +198,9 @@ static uintptr_t parse_mb2(struct boot_info *bi, uintptr_t info)
 				if (m->type == MMAP_AVAILABLE)
 					add_ram(bi, m->base, m->len);
 			}
+			break;
+		case MB2_TAG_FRAMEBUFFER:
+			parse_fb(bi, tag);
 			break;
 		case MB2_TAG_ACPI_OLD:
 			rsdp_old = (uintptr_t)w;

@@ -9,7 +9,9 @@
 # image: it boots as a CD in QEMU (-cdrom) and from a USB stick (dd it
 # to the stick) on BIOS PCs, and on UEFI PCs too when grub-efi-amd64-bin
 # is installed.  GRUB talks on the serial port and the screen, with no
-# menu delay.
+# menu delay.  all_video: GRUB's video drivers (VBE under BIOS, GOP
+# under UEFI), without which it cannot set up the framebuffer that the
+# kernel's multiboot2 header asks for ("no suitable video mode").
 set -eu
 
 for tool in grub-mkrescue xorriso mformat; do
@@ -48,6 +50,7 @@ fi
 cat > "$tmp/iso/boot/grub/grub.cfg" <<CFG
 set timeout=0
 set default=0
+insmod all_video
 serial --unit=0 --speed=115200
 terminal_input serial console
 terminal_output serial console

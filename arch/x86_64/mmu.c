@@ -22,11 +22,21 @@
 #define PTE_NX (1ULL << 63)
 #define PTE_ADDR 0x000ffffffffff000ULL
 
+#define MSR_PAT 0x277
+/* The PAT as the CPU resets it (0 WB, 1 WT, 2 UC-, 3 UC, 4-7 again),
+ * but entry 1 (a PTE with PWT set and PCD clear) write-combining: no
+ * mapping uses that entry before (MAP_DEVICE is PCD | PWT, entry 3), so
+ * nothing changes meaning. */
+#define PAT_ENTRY1_WC 0x0007040600070106ULL
+#define CPUID1_EDX_PAT (1u << 16)
+
 #define SIZE_2M (2UL << 20)
 #define SIZE_1G (1UL << 30)
 
 uint64_t x86_kernel_cr3;
 bool x86_nx;
+static bool pat_wc;			/* PAT entry 1 is write-combining */
+struct mem_region x86_wc_region;
 static uint64_t *kernel_pml4;
 
 static inline unsigned idx(uintptr_t va, int level)	/* level 3..0 */
@@ -187,6 +197,39 @@ void x86_early_map_ram(struct boot_info *bi)
 	}
 }
 
+/*
+ * Make PAT entry 1 write-combining, on each CPU before it uses the
+ * kernel page tables (the BSP in early.c, the others in x86_ap_main):
+ * the PAT must be the same on every CPU.  WC lets the CPU merge the
+ * screen console's pixel stores into bursts; uncached, each store is a
+ * bus transaction of its own, which makes a scroll on real hardware an
+ * order of magnitude slower (QEMU ignores memory types).
+ */
+void x86_pat_init(void)
+{
+	uint32_t a, b, c, d;
+
+	cpuid(1, &a, &b, &c, &d);
+	if (!(d & CPUID1_EDX_PAT))
+		return;
+	wrmsr(MSR_PAT, PAT_ENTRY1_WC);
+	pat_wc = true;
+}
+
+/* x86_wc_region (the framebuffer): write-combining if the PAT has it,
+ * else uncached like a device. */
+static void map_wc_region(void)
+{
+	uint64_t f = pte_flags(MAP_READ | MAP_WRITE);
+
+	if (!x86_wc_region.size)
+		return;
+	f |= pat_wc ? PTE_PWT : PTE_PCD | PTE_PWT;
+	map_identity(ALIGN_DOWN(x86_wc_region.base, PAGE_SIZE),
+		     ALIGN_UP(x86_wc_region.base + x86_wc_region.size,
+			      PAGE_SIZE), f);
+}
+
 void arch_mmu_init(struct boot_info *bi)
 {
 	uint32_t a, b, c, d;
@@ -206,6 +249,7 @@ void arch_mmu_init(struct boot_info *bi)
 			     ALIGN_UP(bi->devices[i].base + bi->devices[i].size,
 				      PAGE_SIZE),
 			     pte_flags(MAP_READ | MAP_WRITE | MAP_DEVICE));
+	map_wc_region();
 	map_section(__text_start, __text_end, MAP_READ | MAP_EXEC);
 	map_section(__rodata_start, __rodata_end, MAP_READ);
 	map_section(__data_start, __kernel_end, MAP_READ | MAP_WRITE);
@@ -219,6 +263,7 @@ void arch_mmu_init(struct boot_info *bi)
 	x86_kernel_cr3 = (uintptr_t)kernel_pml4;
 	write_cr0(read_cr0() | CR0_WP);
 	write_cr3(x86_kernel_cr3);
+	x86_screen_mapped();
 }
 
 /* Only the owner of a stack slot maps its pages, and a PTE goes from

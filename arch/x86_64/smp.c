@@ -124,6 +124,7 @@ void x86_ap_main(struct cpu *cpu)
 {
 	arch_set_this_cpu(cpu);
 	x86_cpu_tables_init(cpu, cpu->arch.ist_base);
+	x86_pat_init();
 	x86_lapic_init();
 	if (!claim(cpu, 1))
 		arch_halt();		/* the boot CPU gave up on us */

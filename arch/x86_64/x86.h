@@ -176,6 +176,13 @@ void x86_delay_us(uint64_t us);
 /* smp.c: AP side, entered from the trampoline in 64-bit mode. */
 void x86_ap_main(struct cpu *cpu) __noreturn;
 
+/* early.c: the screen console may draw now (arch_mmu_init mapped it). */
+void x86_screen_mapped(void);
+/* mmu.c: PAT entry 1 write-combining (each CPU, early); a range that
+ * arch_mmu_init maps with it (the framebuffer; early.c sets it). */
+void x86_pat_init(void);
+extern struct mem_region x86_wc_region;
+
 /* mmu.c */
 void x86_early_map_ram(struct boot_info *bi);
 extern uint64_t x86_kernel_cr3;		/* 0 until arch_mmu_init */

@@ -18,6 +18,30 @@ struct mem_region {
 	uint64_t base, size;
 };
 
+/*
+ * A screen the loader set up for us (x86_64: GRUB's multiboot2
+ * framebuffer tag), drawn on by drivers/fbcon.c.  BOOT_FB_RGB: a linear
+ * framebuffer, @bpp bits a pixel, each colour a field of @*_size bits at
+ * bit @*_pos of the pixel; BOOT_FB_EGA_TEXT: the VGA text buffer, 16
+ * bits a cell (character, attribute), @width x @height cells;
+ * BOOT_FB_INDEXED: a palette mode, reported and left alone.
+ */
+enum boot_fb_type {
+	BOOT_FB_NONE = 0,
+	BOOT_FB_RGB,
+	BOOT_FB_EGA_TEXT,
+	BOOT_FB_INDEXED,
+};
+
+struct boot_fb {
+	enum boot_fb_type type;
+	uint64_t addr;			/* physical */
+	uint32_t pitch;			/* bytes per line */
+	uint32_t width, height;		/* pixels (text: cells) */
+	uint8_t bpp;
+	uint8_t red_pos, red_size, green_pos, green_size, blue_pos, blue_size;
+};
+
 struct boot_info {
 	/* Usable RAM, as the firmware reported it (not yet minus reserved). */
 	struct mem_region mem[BOOT_MAX_REGIONS];
@@ -45,6 +69,9 @@ struct boot_info {
 
 	/* First boot module / initrd, or size 0. */
 	uint64_t module_base, module_size;
+
+	/* The loader's screen, or type BOOT_FB_NONE. */
+	struct boot_fb fb;
 
 	/* Where the loader put us and with what, for the boot banner. */
 	const char *loader;		/* "GRUB 2.06", "multiboot1", "OpenSBI" ... */

@@ -522,6 +522,7 @@ class TestBootsTests(unittest.TestCase):
         boots = matrix.test_boots("x86_64", 2, "mutex")
         self.assertEqual([(b.name, b.cmdline) for b in boots], [
             ("x86_64/smp2-grub", "ktest=mutex expect_cpus=2 sched_verify=on"),
+            ("x86_64/smp2-ovmf", "ktest=mutex expect_cpus=2 sched_verify=on"),
             ("x86_64/smp2-inherit",
              "ktest=mutex expect_cpus=2 locking=inherit sched_verify=on"),
             ("x86_64/smp2-none",
@@ -530,6 +531,42 @@ class TestBootsTests(unittest.TestCase):
                                            no_crash=True,
                                            no_selftest=True)[0].name,
                          "x86_64/smp1-grub")
+
+
+class OvmfTests(unittest.TestCase):
+    """The x86_64 boot through UEFI (OVMF): in the matrix once, its own
+    copy of the firmware's variables, a SKIP where OVMF is missing."""
+
+    def test_one_ovmf_boot_with_every_suite(self):
+        boots = [b for b in matrix.test_boots("x86_64")
+                 if b.method == "ovmf"]
+        self.assertEqual([(b.name, b.cmdline) for b in boots], [
+            ("x86_64/smp2-ovmf", "ktest=all expect_cpus=2 sched_verify=on")])
+        self.assertEqual([b for b in matrix.test_boots("riscv64")
+                          if b.method == "ovmf"], [])
+
+    def test_firmware_code_readonly_vars_the_copy(self):
+        argv = qemu.x86_ovmf(2, "k.iso", "/tmp/v.fd")
+        self.assertEqual(argv[:len(qemu.x86_grub(2, "k.iso"))],
+                         qemu.x86_grub(2, "k.iso"))
+        self.assertIn("if=pflash,format=raw,readonly=on,file="
+                      + qemu.OVMF_CODE, argv)
+        self.assertIn("if=pflash,format=raw,file=/tmp/v.fd", argv)
+
+    def test_missing_ovmf_is_a_skip_with_its_reason(self):
+        saved = qemu.OVMF_CODE
+        qemu.OVMF_CODE = "/nonexistent/OVMF_CODE_4M.fd"
+        try:
+            b = [b for b in matrix.test_boots("x86_64", 2, "spinlock")
+                 if b.method == "ovmf"][0]
+        finally:
+            qemu.OVMF_CODE = saved
+        self.assertIn("/nonexistent/OVMF_CODE_4M.fd not found", b.skip)
+        res = boot.run_boot(b, 10)
+        tally, out = judged(judge.judge_test, res)
+        self.assertEqual((tally.passed, tally.failed, tally.skipped),
+                         (0, 0, 1))
+        self.assertIn("SKIP x86_64/smp2-ovmf boot (/nonexistent/", out)
 
 
 class InteractiveTests(unittest.TestCase):
@@ -542,6 +579,11 @@ class InteractiveTests(unittest.TestCase):
         self.assertEqual(argv, test_boot + ["-boot", "d"])
         self.assertIn("isa-debug-exit,iobase=0xf4,iosize=0x04", argv)
         self.assertNotIn("-S", argv)
+
+    def test_screen_opens_a_window_serial_stays_on_the_terminal(self):
+        argv = qemu.interactive("x86_64", 4, "build", screen=True)
+        self.assertNotIn("-nographic", argv)
+        self.assertEqual(argv[-2:], ["-serial", "mon:stdio"])
 
     def test_riscv_runs_the_image_without_a_command_line(self):
         argv = qemu.interactive("riscv64", 2, "build/debug")

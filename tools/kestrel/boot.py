@@ -38,7 +38,7 @@ class Boot:
                  expect=None):
         self.arch = arch
         self.cpus = cpus
-        self.method = method        # "kernel", "grub", "uboot"
+        self.method = method        # "kernel", "grub", "ovmf", "uboot"
         self.cmdline = cmdline
         self.name = name            # "x86_64/smp4-grub"
         self.kind = kind            # "test", "crash", "selftest", "bench"
@@ -49,6 +49,7 @@ class Boot:
         self.module = None          # grub/uboot: boot module / initrd file
         self.build_root = None      # images from here, not BUILD_ROOT
         self.on_start = None        # called with the QEMU Popen once started
+        self.skip = None            # why it cannot run here: a SKIP
 
     def file_base(self):
         """build/test-logs/x86_64-smp4-grub: stem of this boot's files."""
@@ -65,12 +66,16 @@ class Boot:
                 argv = qemu.x86_kernel(self.cpus, self.cmdline, root)
             else:
                 argv = qemu.riscv_kernel(self.cpus, self.cmdline, root)
-        elif self.method == "grub":
+        elif self.method in ("grub", "ovmf"):
             iso = self.file_base() + ".iso"
             run_tool(["sh", "arch/x86_64/mkiso.sh",
                       root + "/x86_64/kernel.elf", iso, self.cmdline]
                      + ([self.module] if self.module else []))
-            argv = qemu.x86_grub(self.cpus, iso)
+            if self.method == "grub":
+                argv = qemu.x86_grub(self.cpus, iso)
+            else:
+                argv = qemu.x86_ovmf(self.cpus, iso, qemu.copy_ovmf_vars(
+                    os.path.join(ROOT, self.file_base() + ".vars.fd")))
         elif self.method == "uboot":
             outdir = self.file_base() + ".uboot"
             run_tool(["sh", "arch/riscv64/mkuboot.sh",
@@ -97,6 +102,7 @@ class BootResult:
         self.status = None          # QEMU exit status, None on timeout
         self.timed_out = None       # why it was stopped, if it was
         self.error = None           # could not even start
+        self.skipped = None         # not run: why (boot.skip)
         self.seconds = 0.0
 
 
@@ -108,6 +114,9 @@ def run_boot(boot, timeout):
     watched with tail -f)."""
     res = BootResult(boot)
     start = time.monotonic()
+    if boot.skip:
+        res.skipped = boot.skip
+        return res
     try:
         argv = boot.prepare()
     except (RuntimeError, OSError) as e:
@@ -277,6 +286,7 @@ def run_all(boots, timeout, jobs):
             res = f.result()
             print("# %-32s %5.1f s%s" % (
                 res.boot.name, res.seconds,
-                " TIMEOUT" if res.timed_out else ""), flush=True)
+                " TIMEOUT" if res.timed_out else
+                " skipped" if res.skipped else ""), flush=True)
             results.append(res)
     return results

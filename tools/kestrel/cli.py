@@ -98,6 +98,12 @@ def main(argv=None):
     ap.add_argument("--gdb", action="store_true",
                     help="run: start halted, gdb stub on :%d (make debug)"
                     % qemu.GDB_PORT)
+    ap.add_argument("--screen", action="store_true",
+                    help="run: QEMU's window shows the screen console "
+                    "(make run SCREEN=1)")
+    ap.add_argument("--uefi", action="store_true",
+                    help="run, x86_64: boot the ISO through UEFI (OVMF; "
+                    "make run UEFI=1)")
     ap.add_argument("--log-dir", default=boot.LOG_DIR,
                     help="serial logs, ISOs, U-Boot dirs (default %s)"
                     % boot.LOG_DIR)
@@ -114,5 +120,5 @@ def main(argv=None):
     if args.mode == "run":
         return qemu.run_interactive(args.arch or RUN_ARCH,
                                     args.cpus or RUN_CPUS, args.build_root,
-                                    args.gdb)
+                                    args.gdb, args.screen, args.uefi)
     return bench_main(args)

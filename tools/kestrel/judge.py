@@ -41,6 +41,9 @@ def boot_problem(res):
 def judge_test(res, tally):
     boot = res.boot
     where = boot.name
+    if res.skipped:
+        tally.report("SKIP", "%s boot" % where, res.skipped)
+        return
     problem = boot_problem(res)
     cases, problems = ktap.parse_ktap(res.log) if not res.error else ([], [])
     for c in cases:
@@ -78,7 +81,7 @@ def judge_lab(res, tally):
     """A lab boot: its KTAP like a test boot, then its trace through the
     host tools and their validator."""
     judge_test(res, tally)
-    if res.error:
+    if res.error or res.skipped:
         return
     what = "%s trace_to_json_and_svg" % res.boot.name
     try:

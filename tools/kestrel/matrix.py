@@ -1,7 +1,7 @@
 """matrix.py - which boots make up `runner.py test` (`make test`).
 
 The test boots of every arch and CPU count (one through GRUB, one through
-U-Boot), the mutex suites in the other locking modes, the -icount boots
+U-Boot), x86_64 through UEFI (OVMF) once, the mutex suites in the other locking modes, the -icount boots
 of the timing suites, the DEBUG=1 build, the scenario scripts, the lab
 tools' live check, the crash scenarios and the framework's self-test;
 test_boots() picks those that --suites, --cpus and the rest ask for.
@@ -63,6 +63,24 @@ def test_matrix(arches, cpu_counts, suites):
                               "ktest=%s expect_cpus=%d%s"
                               % (names, n, verify_arg(n)), name, "test"))
     return boots
+
+
+# The PC's other firmware: the same GRUB ISO booted through UEFI (OVMF,
+# GRUB's EFI image, a GOP framebuffer), with every suite asked for, at
+# OVMF_CPUS (or the only count asked for).  A SKIP, saying why, where
+# OVMF is not installed.  The firmware adds about 5 s to the boot.
+OVMF_CPUS = 2
+
+
+def ovmf_matrix(arches, cpu_counts, suites):
+    if "x86_64" not in arches:
+        return []
+    n = OVMF_CPUS if OVMF_CPUS in cpu_counts else cpu_counts[-1]
+    b = Boot("x86_64", n, "ovmf", "ktest=%s expect_cpus=%d%s"
+             % (",".join(suites) if suites else "all", n, verify_arg(n)),
+             "x86_64/smp%d-ovmf" % n, "test")
+    b.skip = qemu.ovmf_missing()
+    return [b]
 
 
 # Every SMP test boot runs the real-time invariant checker
@@ -250,6 +268,7 @@ def test_boots(arch=None, cpus=None, suites=None, no_crash=False,
     boots = []
     if suites or not asked:
         boots += test_matrix(arches, counts, suites)
+        boots += ovmf_matrix(arches, counts, suites)
         if not cpus or cpus == 1:
             boots += icount_matrix(arches, suites)
         boots += locking_matrix(arches, counts, suites)

@@ -2,7 +2,7 @@
 exit status means.
 
 The test, bench and profile boots (one function per boot method: -kernel,
-GRUB ISO, U-Boot; ICOUNT for the -icount boots) and the interactive
+GRUB ISO under BIOS or UEFI (OVMF), U-Boot; ICOUNT for the -icount boots) and the interactive
 machine of `make run` / `make debug` (interactive()) are all spelled
 here: arch/*/build.mk and the Makefile spell none.
 
@@ -14,6 +14,7 @@ sifive test device): 0 is success.
 """
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -41,6 +42,40 @@ def x86_grub(cpus, iso):
     """x86_64 through GRUB (multiboot2) from an ISO made by mkiso.sh."""
     return (["qemu-system-x86_64", "-machine", "q35", "-smp", str(cpus)]
             + QEMU_COMMON + X86_EXIT_DEVICE + ["-cdrom", iso])
+
+
+# UEFI firmware for QEMU (Debian package ovmf): the code is read-only and
+# shared; the variable store is written by the firmware (boot entries),
+# so every boot gets a copy of its own.
+OVMF_CODE = "/usr/share/OVMF/OVMF_CODE_4M.fd"
+OVMF_VARS = "/usr/share/OVMF/OVMF_VARS_4M.fd"
+
+
+def ovmf_missing():
+    """Why no boot through OVMF can run here, or None."""
+    for f in (OVMF_CODE, OVMF_VARS):
+        if not os.path.exists(f):
+            return "%s not found (Debian package ovmf; make deps)" % f
+    return None
+
+
+def ovmf_firmware(vars_copy):
+    """-drive options for OVMF, its variables in @vars_copy (made by
+    copy_ovmf_vars())."""
+    return ["-drive", "if=pflash,format=raw,readonly=on,file=" + OVMF_CODE,
+            "-drive", "if=pflash,format=raw,file=" + vars_copy]
+
+
+def copy_ovmf_vars(path):
+    """A fresh copy of OVMF's variable store at @path."""
+    shutil.copyfile(OVMF_VARS, path)
+    return path
+
+
+def x86_ovmf(cpus, iso, vars_copy):
+    """x86_64 through UEFI (OVMF) -> GRUB's EFI image on the same ISO
+    (multiboot2).  The firmware takes about 5 s before GRUB."""
+    return x86_grub(cpus, iso) + ovmf_firmware(vars_copy)
 
 
 def riscv_kernel(cpus, cmdline, root):
@@ -101,17 +136,34 @@ def gdb_stub(port=GDB_PORT):
     return ["-S", "-gdb", "tcp::%d" % port]
 
 
-def interactive(arch, cpus, root, gdb=False):
+def with_screen(argv):
+    """@argv with QEMU's window showing the screen (the PC's VGA: the
+    kernel's fbcon) instead of -nographic; the serial console and
+    QEMU's monitor (Ctrl-A c) stay on the terminal."""
+    return [a for a in argv if a != "-nographic"] + ["-serial", "mon:stdio"]
+
+
+def interactive(arch, cpus, root, gdb=False, screen=False, uefi=False):
     """The machine of `make run`: x86_64 through GRUB from the ISO that
     `make images` built (the path a PC boots; -boot d goes to the CD
     without first failing to read a hard disk), riscv64 through OpenSBI
     with -kernel; no command line, so the kernel starts its shell.  @gdb
     (`make debug`): halted at the first instruction, gdb stub on
-    GDB_PORT."""
+    GDB_PORT.  @screen (`make run SCREEN=1`): QEMU's window shows the
+    screen console and takes the keyboard.  @uefi (`make run UEFI=1`,
+    x86_64): through OVMF, its variables in a copy next to the ISO."""
     if arch == "x86_64":
-        argv = x86_grub(cpus, root + "/x86_64/kestrel.iso") + ["-boot", "d"]
+        iso = root + "/x86_64/kestrel.iso"
+        if uefi:
+            argv = x86_ovmf(cpus, iso, copy_ovmf_vars(
+                root + "/x86_64/ovmf-vars.fd"))
+        else:
+            argv = x86_grub(cpus, iso)
+        argv += ["-boot", "d"]
     else:
         argv = riscv_kernel(cpus, "", root)
+    if screen:
+        argv = with_screen(argv)
     if gdb:
         argv += gdb_stub()
     return argv
@@ -127,11 +179,15 @@ def interactive_status(arch, status):
     return status if status > 0 else 1
 
 
-def run_interactive(arch, cpus, root, gdb=False):
+def run_interactive(arch, cpus, root, gdb=False, screen=False, uefi=False):
     """Run the interactive machine on this terminal (the serial console
     is stdin/stdout; Ctrl-A x quits) until it ends; the exit status for
     make (interactive_status())."""
-    argv = interactive(arch, cpus, root, gdb)
+    if uefi and arch == "x86_64" and ovmf_missing():
+        print("cannot boot through UEFI: %s" % ovmf_missing(),
+              file=sys.stderr)
+        return 1
+    argv = interactive(arch, cpus, root, gdb, screen, uefi)
     print(" ".join(argv), flush=True)
     if gdb:
         print("QEMU is halted with a gdb stub on localhost:%d; see README.md "
