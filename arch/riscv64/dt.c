@@ -14,6 +14,7 @@
 #include "boot.h"
 #include "fdt.h"
 #include "kernel.h"
+#include "power.h"
 #include "printf.h"
 #include "rv.h"
 #include "string.h"
@@ -35,6 +36,9 @@ void rv_early_fatal(const char *fmt, ...)
 	sbi_puts(buf);
 	sbi_puts("\n");
 	arch_poweroff(1);
+	/* Before the console and the other harts: say it here, then stop. */
+	sbi_puts(HALT_LINE "\n");
+	arch_halt();
 }
 
 static void add_range(struct mem_region *r, int *n, uint64_t base,

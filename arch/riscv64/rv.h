@@ -73,7 +73,7 @@ void sbi_puts(const char *s);
 void sbi_set_timer(uint64_t stime);
 void sbi_send_ipi_hart(uint64_t hartid);
 int sbi_hart_start(uint64_t hartid, uintptr_t start, uintptr_t opaque);
-void sbi_shutdown(bool failure) __attribute__((noreturn));
+void sbi_shutdown(bool failure);	/* returns if nothing powered off */
 
 /* ---- Boot (setup.c, dt.c) ------------------------------------------ */
 /* What dt.c found besides boot_info, for the other arch files. */
@@ -92,7 +92,8 @@ struct rv_platform {
 extern struct rv_platform rv_plat;
 /* Parse the DTB into @bi and rv_plat; stops with a message on error. */
 void rv_dt_parse(struct boot_info *bi, const void *dtb, uint64_t boot_hart);
-/* Print "fatal: <msg>" on the SBI console and power off (failure). */
+/* Print "fatal: <msg>" on the SBI console and power off (failure), or
+ * halt with HALT_LINE where that is not possible. */
 void rv_early_fatal(const char *fmt, ...)
 	__attribute__((noreturn, format(printf, 1, 2)));
 

@@ -202,6 +202,7 @@ void arch_halt(void)
 /*
  * 0: SBI SRST shutdown.  Failure: the SiFive test device if the DT has
  * one (QEMU exits with @code), else SRST shutdown "system failure".
+ * Returns if neither worked (poweroff() then halts every hart).
  */
 void arch_poweroff(int code)
 {

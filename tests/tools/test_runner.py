@@ -326,6 +326,89 @@ def failed_checks(res):
     return {check: why for check, why in selftest.selftest_checks(res) if why}
 
 
+def halted(log, code):
+    """@log as a boot on a machine without power-off ends it (kernel/
+    power.c): the exit code line, the halt line; QEMU stopped by us."""
+    return (log + "[cpu0] kestrel: tests done, 0 failed; powering off\n"
+            "[cpu0] kestrel: no power-off (exit code %d)\n"
+            "[cpu0] %s\n" % (code, boot.HALT_LINE))
+
+
+class HaltTests(unittest.TestCase):
+    """Boots that end with the halt line (sifive_u, spike): judged by the
+    log, since QEMU's status only says that we stopped it."""
+
+    def halted_result(self, log, kind="test", cmdline="ktest=all"):
+        res = fake_result("riscv64", kind, log, -15, cmdline)
+        res.halted = True
+        return res
+
+    def test_halted_pass_is_a_pass(self):
+        tally, out = judged(judge.judge_test,
+                            self.halted_result(halted(GOOD, 0)))
+        self.assertEqual((tally.passed, tally.failed), (3, 0), out)
+
+    def test_halted_failure_code_with_passing_cases_fails(self):
+        tally, out = judged(judge.judge_test,
+                            self.halted_result(halted(GOOD, 1)))
+        self.assertEqual(tally.failed, 1)
+        self.assertIn("exit code 1 does not match", out)
+
+    def test_halted_failing_cases_need_a_failure_code(self):
+        tally, out = judged(judge.judge_test,
+                            self.halted_result(halted(FAILING, 0)))
+        self.assertIn("exit code 0 does not match", out)
+        tally, out = judged(judge.judge_test,
+                            self.halted_result(halted(FAILING, 1)))
+        self.assertNotIn("boot (", out)
+
+    def test_halt_without_code_line_fails(self):
+        log = GOOD + "[cpu0] %s\n" % boot.HALT_LINE
+        tally, out = judged(judge.judge_test, self.halted_result(log))
+        self.assertIn("halted without a 'no power-off (exit code N)' line",
+                      out)
+
+    def test_halted_crash_is_judged_by_its_panic(self):
+        log = halted("[cpu0] PANIC at tests/crash.c:1 on cpu0 (task x): "
+                     "crash test: deliberate panic\n", 1)
+        tally, out = judged(judge.judge_crash, self.halted_result(
+            log, "crash", "crash=panic"))
+        self.assertEqual((tally.passed, tally.failed), (1, 0), out)
+
+    def test_halt_line_matches_the_kernel(self):
+        root = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                            "..", "..")
+        with open(os.path.join(root, "kernel/include/power.h")) as f:
+            self.assertIn('#define HALT_LINE "%s"' % boot.HALT_LINE,
+                          f.read())
+        with open(os.path.join(root, "kernel/power.c")) as f:
+            self.assertTrue(boot.HALT_CODE.search(
+                re.search(r'"(kestrel: no power-off[^"]*)\\n"',
+                          f.read()).group(1).replace("%d", "7")))
+
+    def test_run_boot_stops_at_the_halt_line(self):
+        # A stand-in for QEMU that prints the end of a halted boot, then
+        # would sit there for a minute (as QEMU does with every hart in
+        # wfi); run_boot must stop it at the line.
+        class ShBoot(boot.Boot):
+            def prepare(self):
+                return ["sh", "-c", "printf '%s'; sleep 60" % halted(
+                    GOOD, 0).replace("%", "%%")]
+        b = ShBoot("riscv64", 2, "kernel", "ktest=all", "riscv64/halt-test",
+                   "test")
+        old = boot.LOG_DIR
+        boot.LOG_DIR = os.path.join("build", "test-logs", "unit")
+        try:
+            res = boot.run_boot(b, 30)
+        finally:
+            boot.LOG_DIR = old
+        self.assertTrue(res.halted)
+        self.assertIsNone(res.timed_out)
+        self.assertLess(res.seconds, 20)
+        self.assertEqual(boot.exit_code(res), 0)
+        self.assertIn(boot.HALT_LINE, res.log)
+
+
 class SelftestTests(unittest.TestCase):
     def test_expected_output_passes_every_check(self):
         for arch, status in (("x86_64", 3), ("riscv64", 1)):
