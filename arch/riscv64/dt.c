@@ -180,10 +180,12 @@ static void parse_cpus(struct boot_info *bi, uint64_t boot_hart)
 	rv_plat.sstc = all_sstc;
 }
 
+/* A UART we have a driver for: 16550 / DesignWare (uart16550.c) or
+ * SiFive (uart_sifive.c; FU540/FU740 nodes also say "sifive,uart0"). */
 static bool uart_supported(int node)
 {
 	static const char *const compat[] = { "ns16550a", "ns16550",
-					      "snps,dw-apb-uart" };
+					      "snps,dw-apb-uart", "sifive,uart0" };
 
 	for (size_t i = 0; i < ARRAY_SIZE(compat); i++)
 		if (fdt_is_compatible(&fdt, node, compat[i])) {
@@ -193,8 +195,22 @@ static bool uart_supported(int node)
 	return false;
 }
 
-/* The console: /chosen stdout-path if we drive it, else the first
- * enabled 16550.  Without one the SBI console stays in use. */
+static int first_enabled_uart(void)
+{
+	static const char *const compat[] = { "ns16550a", "sifive,uart0" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(compat); i++)
+		for (int n = fdt_find_compatible(&fdt, -1, compat[i]); n >= 0;
+		     n = fdt_find_compatible(&fdt, n, compat[i]))
+			if (fdt_is_enabled(&fdt, n))
+				return n;
+	return -1;
+}
+
+/* The console: /chosen stdout-path, else the first enabled 16550 or
+ * SiFive UART.  A stdout-path UART we cannot drive keeps the SBI console
+ * (the firmware drives it; another UART may not even be wired) and is
+ * named at boot. */
 static void parse_uart(struct boot_info *bi, int chosen)
 {
 	const char *path = fdt_prop_str(&fdt, chosen, "stdout-path");
@@ -202,13 +218,15 @@ static void parse_uart(struct boot_info *bi, int chosen)
 	uint64_t size;
 	uint32_t v;
 
-	if (n < 0 || !uart_supported(n)) {
-		for (n = fdt_find_compatible(&fdt, -1, "ns16550a"); n >= 0 &&
-		     !fdt_is_enabled(&fdt, n);
-		     n = fdt_find_compatible(&fdt, n, "ns16550a"))
-			;
-		if (n < 0 || !uart_supported(n))
-			return;
+	if (n < 0)
+		n = first_enabled_uart();
+	if (n < 0)
+		return;
+	if (!uart_supported(n)) {
+		const char *c = fdt_prop_str(&fdt, n, "compatible");
+
+		rv_plat.uart_unsupported = c ? c : fdt_name(&fdt, n);
+		return;
 	}
 	if (fdt_reg(&fdt, n, 0, &rv_plat.uart_base, &size) != 0)
 		rv_early_fatal("fdt: UART %s has no usable reg", fdt_name(&fdt, n));

@@ -85,6 +85,7 @@ struct rv_platform {
 	uint64_t uart_base;
 	uint32_t uart_shift, uart_width, uart_clock;
 	const char *uart_compat;
+	const char *uart_unsupported;	/* stdout-path's compatible, no driver */
 	/* Firmware regions marked no-map: never put in the page tables. */
 	struct { uint64_t base, size; } nomap[8];
 	int nnomap;

@@ -15,6 +15,7 @@
 #include "rv.h"
 #include "string.h"
 #include "uart16550.h"
+#include "uart_sifive.h"
 
 #define EMERGENCY_STACK_SIZE 8192	/* page_alloc(1) for secondaries */
 _Static_assert(EMERGENCY_STACK_SIZE == PAGE_SIZE << 1, "emergency stack order");
@@ -45,6 +46,7 @@ static struct console sbi_console = {
 	.name = "sbi", .putc = sbi_con_putc, .getc = sbi_con_getc,
 };
 static struct uart16550 uart;
+static struct uart_sifive uart_sifive;
 
 /* The DT's UART if we drive it, else (or with "console=sbi" on the
  * command line) the firmware's console through SBI calls. */
@@ -60,6 +62,14 @@ static const char *console_init(const char *cmdline)
 	}
 	snprintf(name, sizeof(name), "%s@%lx", rv_plat.uart_compat,
 		 (unsigned long)rv_plat.uart_base);
+	if (strcmp(rv_plat.uart_compat, "sifive,uart0") == 0) {
+		uart_sifive.base = rv_plat.uart_base;
+		uart_sifive.clock_hz = rv_plat.uart_clock;
+		uart_sifive.baud = 115200;
+		uart_sifive_init(&uart_sifive, name);
+		console_register(&uart_sifive.con);
+		return name;
+	}
 	uart.base = rv_plat.uart_base;
 	uart.reg_shift = rv_plat.uart_shift;
 	uart.reg_width = rv_plat.uart_width;
@@ -106,6 +116,10 @@ void rv_boot_main(uint64_t hartid, const void *dtb)
 	       sbi.spec_version & 0xffffff);
 	printk("riscv: console %s, timebase %lu Hz, timer %s\n", con,
 	       (unsigned long)rv_plat.timebase_hz, rv_plat.sstc ? "sstc" : "sbi");
+	if (rv_plat.uart_unsupported)
+		printk("riscv: no driver for the console UART \"%s\" "
+		       "(/chosen stdout-path): using the SBI console\n",
+		       rv_plat.uart_unsupported);
 	if (bi->module_size)
 		printk("riscv: initrd at %lx, %lu bytes\n",
 		       (unsigned long)bi->module_base, (unsigned long)bi->module_size);
