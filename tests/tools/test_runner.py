@@ -615,6 +615,42 @@ class TestBootsTests(unittest.TestCase):
                          "x86_64/smp1-grub")
 
 
+class BoardMatrixTests(unittest.TestCase):
+    """The sifive_u and spike boots (matrix.board_matrix())."""
+
+    def test_in_the_full_matrix_only(self):
+        names = [b.name for b in matrix.test_boots()]
+        self.assertIn("riscv64/sifive_u", names)
+        self.assertIn("riscv64/spike", names)
+        for args in (("riscv64", 2, None), ("riscv64", None, "spinlock"),
+                     ("x86_64", None, None)):
+            names = [b.name for b in matrix.test_boots(*args)]
+            self.assertNotIn("riscv64/sifive_u", names, args)
+
+    def test_boards_suite_asks_for_them(self):
+        boots = matrix.test_boots("riscv64", 2, "boards")
+        self.assertEqual([(b.name, b.cpus) for b in boots],
+                         [("riscv64/sifive_u", 4), ("riscv64/spike", 2)])
+        for b in boots:
+            self.assertIn("ktest=%s " % ",".join(matrix.BOARD_SUITES),
+                          b.cmdline)
+            self.assertIn("expect_cpus=%d" % b.cpus, b.cmdline)
+
+    def test_sifive_u_gets_a_hart_for_its_monitor_core(self):
+        b = matrix.test_boots("riscv64", None, "boards")[0]
+        b.build_root = "build"
+        argv = b.prepare()
+        self.assertEqual(argv[argv.index("-machine") + 1], "sifive_u")
+        self.assertEqual(argv[argv.index("-smp") + 1], "5")
+        self.assertIn("build/riscv64/Image", argv)
+
+    def test_spike_halts_without_asking_the_firmware(self):
+        b = matrix.test_boots("riscv64", None, "boards")[1]
+        self.assertIn("poweroff=halt", b.cmdline.split())
+        self.assertEqual(b.prepare()[:6], ["qemu-system-riscv64", "-machine",
+                                            "spike", "-smp", "2", "-m"])
+
+
 class InteractiveTests(unittest.TestCase):
     """`make run` / `make debug` (runner.py run): the machine and the
     exit status."""
