@@ -172,6 +172,8 @@ static void parse_cpus(struct boot_info *bi, uint64_t boot_hart)
 	if (boot_node < 0)
 		rv_early_fatal("fdt: no /cpus/cpu node for boot hart %lu",
 			       (unsigned long)boot_hart);
+	rv_plat.cpu_compat = fdt_prop(&fdt, boot_node, "compatible",
+				      &rv_plat.cpu_compat_len);
 	/* The spec puts it in /cpus; some trees have it per cpu node. */
 	if (!fdt_prop_u32(&fdt, cpus, "timebase-frequency", &tb) &&
 	    !fdt_prop_u32(&fdt, boot_node, "timebase-frequency", &tb))

@@ -65,6 +65,7 @@ struct sbiret sbi_call(long ext, long fid, unsigned long a0,
 void sbi_init(void);
 extern struct sbi_features {
 	unsigned long spec_version, impl_id, impl_version;
+	unsigned long mvendorid, marchid;	/* the boot hart's; 0: unknown */
 	bool time, ipi, hsm, srst, dbcn;
 } sbi;
 void sbi_putc(char c);
@@ -86,6 +87,8 @@ struct rv_platform {
 	uint32_t uart_shift, uart_width, uart_clock;
 	const char *uart_compat;
 	const char *uart_unsupported;	/* stdout-path's compatible, no driver */
+	const char *cpu_compat;		/* boot hart's /cpus node "compatible" */
+	int cpu_compat_len;		/*   string list and its length */
 	/* Firmware regions marked no-map: never put in the page tables. */
 	struct { uint64_t base, size; } nomap[8];
 	int nnomap;

@@ -58,6 +58,8 @@ void sbi_init(void)
 	}
 	sbi.impl_id = sbi_call(SBI_EXT_BASE, 1, 0, 0, 0, 0).value;
 	sbi.impl_version = sbi_call(SBI_EXT_BASE, 2, 0, 0, 0, 0).value;
+	sbi.mvendorid = sbi_call(SBI_EXT_BASE, 4, 0, 0, 0, 0).value;
+	sbi.marchid = sbi_call(SBI_EXT_BASE, 5, 0, 0, 0, 0).value;
 	sbi.time = probe(SBI_EXT_TIME);
 	sbi.ipi = probe(SBI_EXT_IPI);
 	sbi.hsm = probe(SBI_EXT_HSM);

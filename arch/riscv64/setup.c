@@ -9,8 +9,10 @@
 #include "boot.h"
 #include "cmdline.h"
 #include "console.h"
+#include "cores.h"
 #include "cpu.h"
 #include "mm.h"
+#include "power.h"
 #include "printf.h"
 #include "rv.h"
 #include "string.h"
@@ -83,6 +85,20 @@ static const char *console_init(const char *cmdline)
 	return name;
 }
 
+/* A core whose page tables need what mmu.c does not write (cores.c):
+ * say which and why, then stop, instead of failing later and far away. */
+static void refuse_unsupported_core(void)
+{
+	const char *why = rv_core_refusal(sbi.mvendorid, sbi.marchid,
+					  rv_plat.cpu_compat,
+					  rv_plat.cpu_compat_len);
+
+	if (!why)
+		return;
+	printk("kestrel: fatal: %s\n", why);
+	poweroff(1);
+}
+
 /* ---- Boot hart ----------------------------------------------------- */
 
 void arch_set_this_cpu(struct cpu *cpu)
@@ -109,6 +125,7 @@ void rv_boot_main(uint64_t hartid, const void *dtb)
 	const char *con = console_init(bi->cmdline);
 
 	rv_time_init();
+	refuse_unsupported_core();	/* needs the console and the clock */
 	rv_relax_init(bi->cmdline);
 	printk("riscv: Image at %lx (linked at %lx), boot hart %lu, SBI %lu.%lu\n",
 	       (unsigned long)bi->kernel_base, (unsigned long)KERNEL_LINK_BASE,
