@@ -622,10 +622,19 @@ class BoardMatrixTests(unittest.TestCase):
         names = [b.name for b in matrix.test_boots()]
         self.assertIn("riscv64/sifive_u", names)
         self.assertIn("riscv64/spike", names)
+        self.assertIn("x86_64/smp2-noexit", names)
         for args in (("riscv64", 2, None), ("riscv64", None, "spinlock"),
                      ("x86_64", None, None)):
             names = [b.name for b in matrix.test_boots(*args)]
             self.assertNotIn("riscv64/sifive_u", names, args)
+
+    def test_pc_without_exit_device(self):
+        boots = matrix.test_boots("x86_64", None, "boards")
+        self.assertEqual([b.name for b in boots], ["x86_64/smp2-noexit"])
+        argv = boots[0].prepare()
+        self.assertEqual(argv[0], "qemu-system-x86_64")
+        self.assertNotIn("isa-debug-exit,iobase=0xf4,iosize=0x04", argv)
+        self.assertIn("-kernel", argv)
 
     def test_boards_suite_asks_for_them(self):
         boots = matrix.test_boots("riscv64", 2, "boards")

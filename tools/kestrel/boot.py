@@ -47,8 +47,8 @@ class Boot:
                  expect=None):
         self.arch = arch
         self.cpus = cpus
-        self.method = method        # "kernel", "grub", "uboot", or a
-                                    # board: qemu.RISCV_BOARDS
+        self.method = method        # "kernel", "grub", "uboot", "noexit"
+                                    # (x86_64), a qemu.RISCV_BOARDS board
         self.cmdline = cmdline
         self.name = name            # "x86_64/smp4-grub"
         self.kind = kind            # "test", "crash", "selftest", "bench"
@@ -81,6 +81,9 @@ class Boot:
                       root + "/x86_64/kernel.elf", iso, self.cmdline]
                      + ([self.module] if self.module else []))
             argv = qemu.x86_grub(self.cpus, iso)
+        elif self.method == "noexit":
+            argv = qemu.x86_kernel(self.cpus, self.cmdline, root,
+                                   exit_device=False)
         elif self.method in qemu.RISCV_BOARDS:
             argv = qemu.riscv_board(self.method, self.cpus, self.cmdline,
                                     root)

@@ -229,11 +229,15 @@ def crash_matrix(arches, cpu_counts):
 # runner takes as the end (boot.py).  On spike, OpenSBI's SRST call never
 # returns, so that boot says poweroff=halt (kernel/power.c).  They run in
 # a full `runner.py test` (no --suites, no --cpus) or with `--suites
-# boards`; at their own CPU counts.
+# boards`; at their own CPU counts.  With them, x86_64 as a PC without
+# QEMU's exit device (x86_64/smp2-noexit, two quick suites): the same
+# halt line, from the other arch's arch_poweroff().
 BOARD_SUITE = "boards"
 BOARD_SUITES = ("smp", "spinlock", "timer", "sched_core", "sched_rt", "mutex",
                 "semaphore", "context")
 BOARDS = (("sifive_u", 4, ""), ("spike", 2, " poweroff=halt"))
+NOEXIT_SUITES = ("smp", "spinlock")
+NOEXIT_CPUS = 2
 
 
 def board_matrix(arches):
@@ -243,6 +247,11 @@ def board_matrix(arches):
                           % (",".join(BOARD_SUITES), n, verify_arg(n),
                              extra),
                           "riscv64/%s" % method, "test"))
+    if "x86_64" in arches:
+        n = NOEXIT_CPUS
+        boots.append(Boot("x86_64", n, "noexit", "ktest=%s expect_cpus=%d%s"
+                          % (",".join(NOEXIT_SUITES), n, verify_arg(n)),
+                          "x86_64/smp%d-noexit" % n, "test"))
     return boots
 
 

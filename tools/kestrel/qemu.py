@@ -31,11 +31,12 @@ def append(cmdline):
     return ["-append", cmdline] if cmdline else []
 
 
-def x86_kernel(cpus, cmdline, root):
+def x86_kernel(cpus, cmdline, root, exit_device=True):
     """x86_64 through QEMU's multiboot1 loader (-kernel: ELF32 image)
-    from @root/x86_64/."""
+    from @root/x86_64/.  Without @exit_device the machine is a PC that
+    cannot power off: the kernel ends with its halt line."""
     return (["qemu-system-x86_64", "-machine", "q35", "-smp", str(cpus)]
-            + QEMU_COMMON + X86_EXIT_DEVICE
+            + QEMU_COMMON + (X86_EXIT_DEVICE if exit_device else [])
             + ["-kernel", root + "/x86_64/kernel.mb1"] + append(cmdline))
 
 
