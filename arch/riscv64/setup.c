@@ -134,7 +134,7 @@ void rv_boot_main(uint64_t hartid, const void *dtb)
 	printk("riscv: console %s, timebase %lu Hz, timer %s\n", con,
 	       (unsigned long)rv_plat.timebase_hz, rv_plat.sstc ? "sstc" : "sbi");
 	if (rv_plat.uart_unsupported)
-		printk("riscv: no driver for the console UART \"%s\" "
+		printk("riscv: no driver for the console device \"%s\" "
 		       "(/chosen stdout-path): using the SBI console\n",
 		       rv_plat.uart_unsupported);
 	if (bi->module_size)
