@@ -2,8 +2,9 @@
  * power.c - the end of a boot.
  *
  * arch_poweroff() asks the firmware or QEMU's exit device to switch the
- * machine off and returns where nothing did: OpenSBI on sifive_u and
- * spike has no system-reset device, a real PC has no isa-debug-exit.
+ * machine off and returns where nothing did: OpenSBI on sifive_u has no
+ * shutdown device (SRST says "not supported"), a real PC has no
+ * isa-debug-exit.
  * Spinning there would look like a hang, so every CPU halts (wfi / hlt
  * with interrupts off: no busy loop, which under -icount would stall the
  * others) and the last line says it is over.  The exit code is printed
