@@ -183,11 +183,15 @@ static void parse_cpus(struct boot_info *bi, uint64_t boot_hart)
 }
 
 /* A UART we have a driver for: 16550 / DesignWare (uart16550.c) or
- * SiFive (uart_sifive.c; FU540/FU740 nodes also say "sifive,uart0"). */
+ * SiFive (uart_sifive.c, every "sifive,..." here; FU540/FU740 trees list
+ * their SoC's name and "sifive,uart0", spelt with or without the 0). */
 static bool uart_supported(int node)
 {
-	static const char *const compat[] = { "ns16550a", "ns16550",
-					      "snps,dw-apb-uart", "sifive,uart0" };
+	static const char *const compat[] = {
+		"ns16550a", "ns16550", "snps,dw-apb-uart", "sifive,uart0",
+		"sifive,fu540-c000-uart", "sifive,fu540-c000-uart0",
+		"sifive,fu740-c000-uart", "sifive,fu740-c000-uart0",
+	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(compat); i++)
 		if (fdt_is_compatible(&fdt, node, compat[i])) {

@@ -64,7 +64,7 @@ static const char *console_init(const char *cmdline)
 	}
 	snprintf(name, sizeof(name), "%s@%lx", rv_plat.uart_compat,
 		 (unsigned long)rv_plat.uart_base);
-	if (strcmp(rv_plat.uart_compat, "sifive,uart0") == 0) {
+	if (strncmp(rv_plat.uart_compat, "sifive,", 7) == 0) {	/* dt.c */
 		uart_sifive.base = rv_plat.uart_base;
 		uart_sifive.clock_hz = rv_plat.uart_clock;
 		uart_sifive.baud = 115200;
