@@ -1,9 +1,10 @@
 """matrix.py - which boots make up `runner.py test` (`make test`).
 
 The test boots of every arch and CPU count (one through GRUB, one through
-U-Boot), the sifive_u and spike boards, the mutex suites in the other locking modes, the -icount boots
-of the timing suites, the DEBUG=1 build, the scenario scripts, the lab
-tools' live check, the crash scenarios and the framework's self-test;
+U-Boot), the sifive_u and spike boards and a PC without an exit device,
+the mutex suites in the other locking modes, the -icount boots of the
+timing suites, the DEBUG=1 build, the scenario scripts, the lab tools'
+live check, the crash scenarios and the framework's self-test;
 test_boots() picks those that --suites, --cpus and the rest ask for.
 How each boot is judged: judge.py and selftest.py.
 """
