@@ -2,9 +2,10 @@
 exit status means.
 
 The test, bench and profile boots (one function per boot method: -kernel,
-GRUB ISO, U-Boot, the sifive_u and spike boards; ICOUNT for the -icount boots) and the interactive
-machine of `make run` / `make debug` (interactive()) are all spelled
-here: arch/*/build.mk and the Makefile spell none.
+GRUB ISO, U-Boot, the sifive_u and spike boards; ICOUNT for the -icount
+boots) and the interactive machine of `make run` / `make debug`
+(interactive()) are all spelled here: arch/*/build.mk and the Makefile
+spell none.
 
 QEMU exit status (see docs/testing.md): on x86_64 the isa-debug-exit device
 makes QEMU exit with (code << 1) | 1, so kernel code 0 is status 1; status 0
