@@ -241,8 +241,11 @@ void arch_halt(void) __attribute__((noreturn));
  * see: arch_poweroff(0) is success, anything else is failure (x86 maps
  * through isa-debug-exit: QEMU exit status (code<<1)|1; RISC-V uses SBI SRST
  * shutdown for 0 and SRST with a failure reason / sifive test device
- * otherwise).  The runner documents the mapping. */
-void arch_poweroff(int code) __attribute__((noreturn));
+ * otherwise).  The runner documents the mapping.  Returns, interrupts
+ * off, where nothing could switch the machine off (no SRST shutdown on
+ * the firmware, no exit device on a PC): generic code calls it through
+ * poweroff() (power.h), which then halts every CPU and says so. */
+void arch_poweroff(int code);
 
 /* ---- IPIs -------------------------------------------------------------
  * Send the IPI interrupt to logical CPU @cpu.  The generic layer keeps the

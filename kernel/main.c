@@ -8,6 +8,7 @@
  * its own idle task.
  */
 #include "kernel.h"
+#include "power.h"
 #include "boot.h"
 #include "cmdline.h"
 #include "cpu.h"
@@ -55,7 +56,7 @@ static void ktest_thread(void *arg)
 
 	(void)arg;
 	printk("kestrel: tests done, %d failed; powering off\n", failed);
-	arch_poweroff(failed ? 1 : 0);
+	poweroff(failed ? 1 : 0);
 }
 
 static void bench_thread(void *arg)
@@ -66,7 +67,7 @@ static void bench_thread(void *arg)
 
 	(void)arg;
 	printk("kestrel: benchmarks done; powering off\n");
-	arch_poweroff(err ? 1 : 0);
+	poweroff(err ? 1 : 0);
 }
 
 static void crash_thread(void *arg)
@@ -74,7 +75,7 @@ static void crash_thread(void *arg)
 	(void)arg;
 	crash_run(mode_arg);
 	printk("kestrel: crash scenario '%s' returned; powering off\n", mode_arg);
-	arch_poweroff(1);
+	poweroff(1);
 }
 
 /* scenario=NAME|all|module [trace=dump]: run, then power off with
@@ -88,7 +89,7 @@ static void scenario_thread(void *arg)
 
 	(void)arg;
 	printk("kestrel: scenarios done, %d failed; powering off\n", failed);
-	arch_poweroff(failed ? 1 : 0);
+	poweroff(failed ? 1 : 0);
 }
 
 /* locking=proxy|inherit|none: the mutex locking mode (mutex.h).  A bad
@@ -204,6 +205,7 @@ void kmain(struct boot_info *bi)
 	set_locking_mode(bi->cmdline);
 	set_trace_mode(bi->cmdline);
 	set_verify_mode(bi->cmdline);
+	power_init(bi->cmdline);
 	start_main_thread(bi->cmdline);
 	cpu_idle_loop();
 }

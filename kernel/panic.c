@@ -3,13 +3,15 @@
  *
  * The first CPU to panic takes the console (printk bypasses its lock for
  * it), prints where and why, a backtrace, stops the other CPUs with
- * IPI_STOP and powers off with a failure status.  A CPU that panics while
+ * IPI_STOP and powers off with a failure status (power.c: or halts where
+ * the machine cannot power off).  A CPU that panics while
  * another is already panicking just halts; a CPU that panics again inside
  * its own panic powers off at once.
  */
 #include "kernel.h"
 #include "cpu.h"
 #include "console.h"
+#include "power.h"
 #include "sched.h"
 #include "timer.h"
 
@@ -18,21 +20,6 @@ extern int panic_cpu;
 static const char *task_name_or_boot(struct task *t)
 {
 	return t ? t->name : "boot";
-}
-
-static void stop_other_cpus(int self)
-{
-	uint64_t until = arch_clock_ns() + 100 * NSEC_PER_MSEC;
-
-	for (int i = 0; i < ncpus; i++)
-		if (i != self && cpus[i].online)
-			smp_send(i, IPI_STOP);
-	/* Give them a moment to stop; one spinning with interrupts off
-	 * cannot, and the poweroff ends it anyway. */
-	for (int i = 0; i < ncpus; i++)
-		while (i != self && READ_ONCE(cpus[i].online) &&
-		       arch_clock_ns() < until)
-			arch_cpu_relax();
 }
 
 void __panic(const char *file, int line, const char *fmt, ...)
@@ -52,6 +39,8 @@ void __panic(const char *file, int line, const char *fmt, ...)
 			for (const char *p = msg; *p; p++)
 				console_putc_raw(*p);
 			arch_poweroff(1);
+			arch_halt();	/* no power-off: the first panic's
+					 * lines are the last word */
 		}
 		cpu_set_online(c, false);
 		arch_halt();
@@ -70,7 +59,7 @@ void __panic(const char *file, int line, const char *fmt, ...)
 	printk("\n");
 	printk("backtrace:\n");
 	arch_backtrace(arch_frame_address());
-	stop_other_cpus(c->id);
+	stop_other_cpus();
 	printk("kestrel: halted after panic\n");
-	arch_poweroff(1);
+	poweroff(1);
 }

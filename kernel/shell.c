@@ -19,6 +19,7 @@
  * Ctrl-C stops it.
  */
 #include "kernel.h"
+#include "power.h"
 #include "bench.h"
 #include "profile.h"
 #include "console.h"
@@ -509,7 +510,7 @@ static int cmd_poweroff(int argc, char **argv)
 		return -1;
 	}
 	shell_printf("powering off\n");
-	arch_poweroff(0);
+	poweroff(0);
 }
 
 static const struct command commands[] = {

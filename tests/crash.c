@@ -25,6 +25,7 @@
  * powers off with failure, so the runner sees a missing PANIC.
  */
 #include "kernel.h"
+#include "power.h"
 #include "cpu.h"
 #include "mutex.h"
 #include "sched.h"
@@ -285,7 +286,7 @@ void crash_run(const char *name)
 		printk("crash: scenario %s\n", name);
 		scenarios[i].run();
 		printk("crash: scenario %s did not panic\n", name);
-		arch_poweroff(1);
+		poweroff(1);
 	}
 	printk("crash: unknown scenario '%s'; known:", name);
 	for (unsigned i = 0; i < ARRAY_SIZE(scenarios); i++)

@@ -454,15 +454,18 @@ static void callback_arms_new_head(struct ktest *t)
 		timer_arm(&h.a, now + 500 * NSEC_PER_USEC);
 		timer_arm(&h.ref, now + 2600 * NSEC_PER_USEC);
 		arch_irq_restore(flags);
+		/* A host stall over the whole sleep can run a (which arms
+		 * b) in the same interrupt that wakes us, b still pending:
+		 * that try says nothing, as a late one; judged below. */
 		sleep_ns(5 * NSEC_PER_MSEC);
-		KEXPECT(t, READ_ONCE(h.b_ran));
 		timer_cancel(&h.a);
 		timer_cancel(&h.b);
 		timer_cancel(&h.ref);
 		if (h.b_ran && h.b_late < best)
 			best = h.b_late;
 	}
-	/* Late by 2 ms when not re-programmed; 1 ms leaves room for noise. */
+	/* Late by 2 ms when not re-programmed; 1 ms leaves room for noise.
+	 * If b never ran at all, best is still ~0ULL: a failure too. */
 	KEXPECT(t, best < NSEC_PER_MSEC);
 }
 

@@ -15,7 +15,7 @@ ARCH_LDFLAGS := --emit-relocs
 ARCH_SRCS := arch/riscv64/head.S arch/riscv64/entry.S arch/riscv64/setup.c \
 	arch/riscv64/dt.c arch/riscv64/sbi.c arch/riscv64/trap.c \
 	arch/riscv64/time.c arch/riscv64/mmu.c arch/riscv64/trace_rec.c \
-	arch/riscv64/plic.c
+	arch/riscv64/plic.c arch/riscv64/cores.c
 # lib/fdt.c is generic and already in GEN_SRCS through lib/*.c.
 
 LINKER_SCRIPT := linker/riscv64.ld

@@ -14,6 +14,7 @@
 #include "boot.h"
 #include "fdt.h"
 #include "kernel.h"
+#include "power.h"
 #include "printf.h"
 #include "rv.h"
 #include "string.h"
@@ -35,6 +36,9 @@ void rv_early_fatal(const char *fmt, ...)
 	sbi_puts(buf);
 	sbi_puts("\n");
 	arch_poweroff(1);
+	/* Before the console and the other harts: say it here, then stop. */
+	sbi_puts(HALT_LINE "\n");
+	arch_halt();
 }
 
 static void add_range(struct mem_region *r, int *n, uint64_t base,
@@ -168,6 +172,8 @@ static void parse_cpus(struct boot_info *bi, uint64_t boot_hart)
 	if (boot_node < 0)
 		rv_early_fatal("fdt: no /cpus/cpu node for boot hart %lu",
 			       (unsigned long)boot_hart);
+	rv_plat.cpu_compat = fdt_prop(&fdt, boot_node, "compatible",
+				      &rv_plat.cpu_compat_len);
 	/* The spec puts it in /cpus; some trees have it per cpu node. */
 	if (!fdt_prop_u32(&fdt, cpus, "timebase-frequency", &tb) &&
 	    !fdt_prop_u32(&fdt, boot_node, "timebase-frequency", &tb))
@@ -176,10 +182,16 @@ static void parse_cpus(struct boot_info *bi, uint64_t boot_hart)
 	rv_plat.sstc = all_sstc;
 }
 
+/* A UART we have a driver for: 16550 / DesignWare (uart16550.c) or
+ * SiFive (uart_sifive.c, every "sifive,..." here; FU540/FU740 trees list
+ * their SoC's name and "sifive,uart0", spelt with or without the 0). */
 static bool uart_supported(int node)
 {
-	static const char *const compat[] = { "ns16550a", "ns16550",
-					      "snps,dw-apb-uart" };
+	static const char *const compat[] = {
+		"ns16550a", "ns16550", "snps,dw-apb-uart", "sifive,uart0",
+		"sifive,fu540-c000-uart", "sifive,fu540-c000-uart0",
+		"sifive,fu740-c000-uart", "sifive,fu740-c000-uart0",
+	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(compat); i++)
 		if (fdt_is_compatible(&fdt, node, compat[i])) {
@@ -189,8 +201,22 @@ static bool uart_supported(int node)
 	return false;
 }
 
-/* The console: /chosen stdout-path if we drive it, else the first
- * enabled 16550.  Without one the SBI console stays in use. */
+static int first_enabled_uart(void)
+{
+	static const char *const compat[] = { "ns16550a", "sifive,uart0" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(compat); i++)
+		for (int n = fdt_find_compatible(&fdt, -1, compat[i]); n >= 0;
+		     n = fdt_find_compatible(&fdt, n, compat[i]))
+			if (fdt_is_enabled(&fdt, n))
+				return n;
+	return -1;
+}
+
+/* The console: /chosen stdout-path, else the first enabled 16550 or
+ * SiFive UART.  A stdout-path UART we cannot drive keeps the SBI console
+ * (the firmware drives it; another UART may not even be wired) and is
+ * named at boot. */
 static void parse_uart(struct boot_info *bi, int chosen)
 {
 	const char *path = fdt_prop_str(&fdt, chosen, "stdout-path");
@@ -198,13 +224,15 @@ static void parse_uart(struct boot_info *bi, int chosen)
 	uint64_t size;
 	uint32_t v;
 
-	if (n < 0 || !uart_supported(n)) {
-		for (n = fdt_find_compatible(&fdt, -1, "ns16550a"); n >= 0 &&
-		     !fdt_is_enabled(&fdt, n);
-		     n = fdt_find_compatible(&fdt, n, "ns16550a"))
-			;
-		if (n < 0 || !uart_supported(n))
-			return;
+	if (n < 0)
+		n = first_enabled_uart();
+	if (n < 0)
+		return;
+	if (!uart_supported(n)) {
+		const char *c = fdt_prop_str(&fdt, n, "compatible");
+
+		rv_plat.uart_unsupported = c ? c : fdt_name(&fdt, n);
+		return;
 	}
 	if (fdt_reg(&fdt, n, 0, &rv_plat.uart_base, &size) != 0)
 		rv_early_fatal("fdt: UART %s has no usable reg", fdt_name(&fdt, n));

@@ -66,6 +66,7 @@ struct sbiret sbi_call(long ext, long fid, unsigned long a0,
 void sbi_init(void);
 extern struct sbi_features {
 	unsigned long spec_version, impl_id, impl_version;
+	unsigned long mvendorid, marchid;	/* the boot hart's; 0: unknown */
 	bool time, ipi, hsm, srst, dbcn;
 } sbi;
 void sbi_putc(char c);
@@ -74,7 +75,7 @@ void sbi_puts(const char *s);
 void sbi_set_timer(uint64_t stime);
 void sbi_send_ipi_hart(uint64_t hartid);
 int sbi_hart_start(uint64_t hartid, uintptr_t start, uintptr_t opaque);
-void sbi_shutdown(bool failure) __attribute__((noreturn));
+void sbi_shutdown(bool failure);	/* returns if nothing powered off */
 
 /* ---- Boot (setup.c, dt.c) ------------------------------------------ */
 /* What dt.c found besides boot_info, for the other arch files. */
@@ -93,6 +94,9 @@ struct rv_platform {
 	uint64_t plic_base;
 	uint32_t plic_ndev, plic_ctx, plic_phandle;
 	const char *plic_why;
+	const char *uart_unsupported;	/* stdout-path's compatible, no driver */
+	const char *cpu_compat;		/* boot hart's /cpus node "compatible" */
+	int cpu_compat_len;		/*   string list and its length */
 	/* Firmware regions marked no-map: never put in the page tables. */
 	struct { uint64_t base, size; } nomap[8];
 	int nnomap;
@@ -100,7 +104,8 @@ struct rv_platform {
 extern struct rv_platform rv_plat;
 /* Parse the DTB into @bi and rv_plat; stops with a message on error. */
 void rv_dt_parse(struct boot_info *bi, const void *dtb, uint64_t boot_hart);
-/* Print "fatal: <msg>" on the SBI console and power off (failure). */
+/* Print "fatal: <msg>" on the SBI console and power off (failure), or
+ * halt with HALT_LINE where that is not possible. */
 void rv_early_fatal(const char *fmt, ...)
 	__attribute__((noreturn, format(printf, 1, 2)));
 

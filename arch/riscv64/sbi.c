@@ -58,6 +58,8 @@ void sbi_init(void)
 	}
 	sbi.impl_id = sbi_call(SBI_EXT_BASE, 1, 0, 0, 0, 0).value;
 	sbi.impl_version = sbi_call(SBI_EXT_BASE, 2, 0, 0, 0, 0).value;
+	sbi.mvendorid = sbi_call(SBI_EXT_BASE, 4, 0, 0, 0, 0).value;
+	sbi.marchid = sbi_call(SBI_EXT_BASE, 5, 0, 0, 0, 0).value;
 	sbi.time = probe(SBI_EXT_TIME);
 	sbi.ipi = probe(SBI_EXT_IPI);
 	sbi.hsm = probe(SBI_EXT_HSM);
@@ -128,12 +130,17 @@ int sbi_hart_start(uint64_t hartid, uintptr_t start, uintptr_t opaque)
 	return r.error ? -EIO : 0;
 }
 
-/* Power off; @failure selects the SRST reason "system failure". */
+/*
+ * Power off; @failure selects the SRST reason "system failure".  Returns
+ * where the firmware cannot: OpenSBI answers SRST with "not supported"
+ * when it has no shutdown device (sifive_u).  Only firmware without SRST
+ * gets the legacy call: OpenSBI's stops the calling hart for good when
+ * nothing powers off, and we could not say so any more.
+ */
 void sbi_shutdown(bool failure)
 {
 	if (sbi.srst)
 		sbi_call(SBI_EXT_SRST, 0, 0, failure ? 1 : 0, 0, 0);
-	sbi_call(SBI_LEGACY_SHUTDOWN, 0, 0, 0, 0, 0);
-	for (;;)
-		__asm__ __volatile__("wfi");
+	else
+		sbi_call(SBI_LEGACY_SHUTDOWN, 0, 0, 0, 0, 0);
 }

@@ -9,12 +9,15 @@
 #include "boot.h"
 #include "cmdline.h"
 #include "console.h"
+#include "cores.h"
 #include "cpu.h"
 #include "mm.h"
+#include "power.h"
 #include "printf.h"
 #include "rv.h"
 #include "string.h"
 #include "uart16550.h"
+#include "uart_sifive.h"
 
 #define EMERGENCY_STACK_SIZE 8192	/* page_alloc(1) for secondaries */
 _Static_assert(EMERGENCY_STACK_SIZE == PAGE_SIZE << 1, "emergency stack order");
@@ -46,6 +49,7 @@ static struct console sbi_console = {
 };
 static struct uart16550 uart;
 static bool uart_used;
+static struct uart_sifive uart_sifive;	/* polled: no receive interrupt yet */
 
 struct uart16550 *rv_console_uart(void)
 {
@@ -66,6 +70,14 @@ static const char *console_init(const char *cmdline)
 	}
 	snprintf(name, sizeof(name), "%s@%lx", rv_plat.uart_compat,
 		 (unsigned long)rv_plat.uart_base);
+	if (strncmp(rv_plat.uart_compat, "sifive,", 7) == 0) {	/* dt.c */
+		uart_sifive.base = rv_plat.uart_base;
+		uart_sifive.clock_hz = rv_plat.uart_clock;
+		uart_sifive.baud = 115200;
+		uart_sifive_init(&uart_sifive, name);
+		console_register(&uart_sifive.con);
+		return name;
+	}
 	uart.base = rv_plat.uart_base;
 	uart.reg_shift = rv_plat.uart_shift;
 	uart.reg_width = rv_plat.uart_width;
@@ -78,6 +90,20 @@ static const char *console_init(const char *cmdline)
 	console_register(&uart.con);
 	uart_used = true;
 	return name;
+}
+
+/* A core whose page tables need what mmu.c does not write (cores.c):
+ * say which and why, then stop, instead of failing later and far away. */
+static void refuse_unsupported_core(void)
+{
+	const char *why = rv_core_refusal(sbi.mvendorid, sbi.marchid,
+					  rv_plat.cpu_compat,
+					  rv_plat.cpu_compat_len);
+
+	if (!why)
+		return;
+	printk("kestrel: fatal: %s\n", why);
+	poweroff(1);
 }
 
 /* ---- Boot hart ----------------------------------------------------- */
@@ -106,6 +132,7 @@ void rv_boot_main(uint64_t hartid, const void *dtb)
 	const char *con = console_init(bi->cmdline);
 
 	rv_time_init();
+	refuse_unsupported_core();	/* needs the console and the clock */
 	rv_relax_init(bi->cmdline);
 	printk("riscv: Image at %lx (linked at %lx), boot hart %lu, SBI %lu.%lu\n",
 	       (unsigned long)bi->kernel_base, (unsigned long)KERNEL_LINK_BASE,
@@ -113,6 +140,10 @@ void rv_boot_main(uint64_t hartid, const void *dtb)
 	       sbi.spec_version & 0xffffff);
 	printk("riscv: console %s, timebase %lu Hz, timer %s\n", con,
 	       (unsigned long)rv_plat.timebase_hz, rv_plat.sstc ? "sstc" : "sbi");
+	if (rv_plat.uart_unsupported)
+		printk("riscv: no driver for the console device \"%s\" "
+		       "(/chosen stdout-path): using the SBI console\n",
+		       rv_plat.uart_unsupported);
 	if (bi->module_size)
 		printk("riscv: initrd at %lx, %lu bytes\n",
 		       (unsigned long)bi->module_base, (unsigned long)bi->module_size);
@@ -209,6 +240,7 @@ void arch_halt(void)
 /*
  * 0: SBI SRST shutdown.  Failure: the SiFive test device if the DT has
  * one (QEMU exits with @code), else SRST shutdown "system failure".
+ * Returns if neither worked (poweroff() then halts every hart).
  */
 void arch_poweroff(int code)
 {

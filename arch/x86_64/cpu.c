@@ -93,17 +93,14 @@ void arch_halt(void)
 
 /*
  * QEMU's isa-debug-exit (port 0xf4) exits with status (code << 1) | 1.
- * Without that device try the ACPI PM1a control port QEMU's firmware sets
- * up on q35 and pc (0x604, SLP_TYP=S5 | SLP_EN), then the old Bochs one.
- * Real hardware would need the DSDT's \_S5 values: we just halt there.
+ * Anywhere else, return and let poweroff() halt with its line: a real
+ * PC needs ACPI (the DSDT's \_S5 values, read by an AML interpreter) to
+ * power off, and writing guessed PM1a ports (QEMU's 0x604, Bochs' 0xb004)
+ * could do anything on a real chipset.
  */
 void arch_poweroff(int code)
 {
 	arch_irq_disable();
 	outl(0xf4, (uint32_t)code);
-	outw(0x604, 0x2000);
-	outw(0xb004, 0x2000);
 	x86_delay_us(100000);	/* QEMU acts asynchronously: don't claim a halt */
-	printk("system halted\n");
-	arch_halt();
 }

@@ -326,6 +326,89 @@ def failed_checks(res):
     return {check: why for check, why in selftest.selftest_checks(res) if why}
 
 
+def halted(log, code):
+    """@log as a boot on a machine without power-off ends it (kernel/
+    power.c): the exit code line, the halt line; QEMU stopped by us."""
+    return (log + "[cpu0] kestrel: tests done, 0 failed; powering off\n"
+            "[cpu0] kestrel: no power-off (exit code %d)\n"
+            "[cpu0] %s\n" % (code, boot.HALT_LINE))
+
+
+class HaltTests(unittest.TestCase):
+    """Boots that end with the halt line (sifive_u, spike): judged by the
+    log, since QEMU's status only says that we stopped it."""
+
+    def halted_result(self, log, kind="test", cmdline="ktest=all"):
+        res = fake_result("riscv64", kind, log, -15, cmdline)
+        res.halted = True
+        return res
+
+    def test_halted_pass_is_a_pass(self):
+        tally, out = judged(judge.judge_test,
+                            self.halted_result(halted(GOOD, 0)))
+        self.assertEqual((tally.passed, tally.failed), (3, 0), out)
+
+    def test_halted_failure_code_with_passing_cases_fails(self):
+        tally, out = judged(judge.judge_test,
+                            self.halted_result(halted(GOOD, 1)))
+        self.assertEqual(tally.failed, 1)
+        self.assertIn("exit code 1 does not match", out)
+
+    def test_halted_failing_cases_need_a_failure_code(self):
+        tally, out = judged(judge.judge_test,
+                            self.halted_result(halted(FAILING, 0)))
+        self.assertIn("exit code 0 does not match", out)
+        tally, out = judged(judge.judge_test,
+                            self.halted_result(halted(FAILING, 1)))
+        self.assertNotIn("boot (", out)
+
+    def test_halt_without_code_line_fails(self):
+        log = GOOD + "[cpu0] %s\n" % boot.HALT_LINE
+        tally, out = judged(judge.judge_test, self.halted_result(log))
+        self.assertIn("halted without a 'no power-off (exit code N)' line",
+                      out)
+
+    def test_halted_crash_is_judged_by_its_panic(self):
+        log = halted("[cpu0] PANIC at tests/crash.c:1 on cpu0 (task x): "
+                     "crash test: deliberate panic\n", 1)
+        tally, out = judged(judge.judge_crash, self.halted_result(
+            log, "crash", "crash=panic"))
+        self.assertEqual((tally.passed, tally.failed), (1, 0), out)
+
+    def test_halt_line_matches_the_kernel(self):
+        root = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                            "..", "..")
+        with open(os.path.join(root, "kernel/include/power.h")) as f:
+            self.assertIn('#define HALT_LINE "%s"' % boot.HALT_LINE,
+                          f.read())
+        with open(os.path.join(root, "kernel/power.c")) as f:
+            self.assertTrue(boot.HALT_CODE.search(
+                re.search(r'"(kestrel: no power-off[^"]*)\\n"',
+                          f.read()).group(1).replace("%d", "7")))
+
+    def test_run_boot_stops_at_the_halt_line(self):
+        # A stand-in for QEMU that prints the end of a halted boot, then
+        # would sit there for a minute (as QEMU does with every hart in
+        # wfi); run_boot must stop it at the line.
+        class ShBoot(boot.Boot):
+            def prepare(self):
+                return ["sh", "-c", "printf '%s'; sleep 60" % halted(
+                    GOOD, 0).replace("%", "%%")]
+        b = ShBoot("riscv64", 2, "kernel", "ktest=all", "riscv64/halt-test",
+                   "test")
+        old = boot.LOG_DIR
+        boot.LOG_DIR = os.path.join("build", "test-logs", "unit")
+        try:
+            res = boot.run_boot(b, 30)
+        finally:
+            boot.LOG_DIR = old
+        self.assertTrue(res.halted)
+        self.assertIsNone(res.timed_out)
+        self.assertLess(res.seconds, 20)
+        self.assertEqual(boot.exit_code(res), 0)
+        self.assertIn(boot.HALT_LINE, res.log)
+
+
 class SelftestTests(unittest.TestCase):
     def test_expected_output_passes_every_check(self):
         for arch, status in (("x86_64", 3), ("riscv64", 1)):
@@ -567,6 +650,51 @@ class OvmfTests(unittest.TestCase):
         self.assertEqual((tally.passed, tally.failed, tally.skipped),
                          (0, 0, 1))
         self.assertIn("SKIP x86_64/smp2-ovmf boot (/nonexistent/", out)
+
+
+class BoardMatrixTests(unittest.TestCase):
+    """The sifive_u and spike boots (matrix.board_matrix())."""
+
+    def test_in_the_full_matrix_only(self):
+        names = [b.name for b in matrix.test_boots()]
+        self.assertIn("riscv64/sifive_u", names)
+        self.assertIn("riscv64/spike", names)
+        self.assertIn("x86_64/smp2-noexit", names)
+        for args in (("riscv64", 2, None), ("riscv64", None, "spinlock"),
+                     ("x86_64", None, None)):
+            names = [b.name for b in matrix.test_boots(*args)]
+            self.assertNotIn("riscv64/sifive_u", names, args)
+
+    def test_pc_without_exit_device(self):
+        boots = matrix.test_boots("x86_64", None, "boards")
+        self.assertEqual([b.name for b in boots], ["x86_64/smp2-noexit"])
+        argv = boots[0].prepare()
+        self.assertEqual(argv[0], "qemu-system-x86_64")
+        self.assertNotIn("isa-debug-exit,iobase=0xf4,iosize=0x04", argv)
+        self.assertIn("-kernel", argv)
+
+    def test_boards_suite_asks_for_them(self):
+        boots = matrix.test_boots("riscv64", 2, "boards")
+        self.assertEqual([(b.name, b.cpus) for b in boots],
+                         [("riscv64/sifive_u", 4), ("riscv64/spike", 2)])
+        for b in boots:
+            self.assertIn("ktest=%s " % ",".join(matrix.BOARD_SUITES),
+                          b.cmdline)
+            self.assertIn("expect_cpus=%d" % b.cpus, b.cmdline)
+
+    def test_sifive_u_gets_a_hart_for_its_monitor_core(self):
+        b = matrix.test_boots("riscv64", None, "boards")[0]
+        b.build_root = "build"
+        argv = b.prepare()
+        self.assertEqual(argv[argv.index("-machine") + 1], "sifive_u")
+        self.assertEqual(argv[argv.index("-smp") + 1], "5")
+        self.assertIn("build/riscv64/Image", argv)
+
+    def test_spike_halts_without_asking_the_firmware(self):
+        b = matrix.test_boots("riscv64", None, "boards")[1]
+        self.assertIn("poweroff=halt", b.cmdline.split())
+        self.assertEqual(b.prepare()[:6], ["qemu-system-riscv64", "-machine",
+                                            "spike", "-smp", "2", "-m"])
 
 
 class InteractiveTests(unittest.TestCase):

@@ -100,7 +100,7 @@ def bench_boot_problem(res, found, missing):
     panic, an exit status other than success, or nothing @found (then
     @missing says what was expected)."""
     problem = boot_problem(res) or ktap.find_panic(res.log)
-    if not problem and qemu.kernel_exit_code(res.boot.arch, res.status) != 0:
+    if not problem and boot.exit_code(res) != 0:
         problem = "exit status %s" % res.status
     if not found and not problem:
         problem = missing

@@ -9,6 +9,7 @@ how to judge it (judge.py); run_all() runs a list of them, a few at once.
 
 import concurrent.futures
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -30,6 +31,14 @@ DEFAULT_TIMEOUT = 120
 TIMEOUT_PER_CPU = 30
 HARD_TIMEOUT_FACTOR = 3     # a boot still printing stops at 3x its timeout
 
+# The last line of a boot whose machine cannot power off (sifive_u,
+# spike: kernel/power.c; HALT_LINE in kernel/include/power.h, change the
+# two together).  Every CPU has stopped when it appears, so run_boot()
+# stops QEMU there, and the exit code comes from the line before it
+# (HALT_CODE) instead of QEMU's status (exit_code()).
+HALT_LINE = "kestrel: halted: it is safe to switch off"
+HALT_CODE = re.compile(r"kestrel: no power-off \(exit code (\d+)\)")
+
 
 class Boot:
     """One QEMU boot: what to run, how to judge it."""
@@ -38,7 +47,9 @@ class Boot:
                  expect=None):
         self.arch = arch
         self.cpus = cpus
-        self.method = method        # "kernel", "grub", "ovmf", "uboot"
+        self.method = method        # "kernel", "grub", "ovmf", "uboot",
+                                    # "noexit" (x86_64), a
+                                    # qemu.RISCV_BOARDS board
         self.cmdline = cmdline
         self.name = name            # "x86_64/smp4-grub"
         self.kind = kind            # "test", "crash", "selftest", "bench"
@@ -76,6 +87,12 @@ class Boot:
             else:
                 argv = qemu.x86_ovmf(self.cpus, iso, qemu.copy_ovmf_vars(
                     os.path.join(ROOT, self.file_base() + ".vars.fd")))
+        elif self.method == "noexit":
+            argv = qemu.x86_kernel(self.cpus, self.cmdline, root,
+                                   exit_device=False)
+        elif self.method in qemu.RISCV_BOARDS:
+            argv = qemu.riscv_board(self.method, self.cpus, self.cmdline,
+                                    root)
         elif self.method == "uboot":
             outdir = self.file_base() + ".uboot"
             run_tool(["sh", "arch/riscv64/mkuboot.sh",
@@ -101,6 +118,7 @@ class BootResult:
         self.log = ""
         self.status = None          # QEMU exit status, None on timeout
         self.timed_out = None       # why it was stopped, if it was
+        self.halted = False         # the kernel printed HALT_LINE
         self.error = None           # could not even start
         self.skipped = None         # not run: why (boot.skip)
         self.seconds = 0.0
@@ -145,13 +163,23 @@ def run_boot(boot, timeout):
             boot.on_start(proc)
 
         last_output = [time.monotonic()]
+        halt = HALT_LINE.encode()
 
         def copy_output():
+            tail = b""
             for chunk in iter(lambda: proc.stdout.read1(4096), b""):
                 chunks.append(chunk)
                 last_output[0] = time.monotonic()
                 logf.write(chunk)
                 logf.flush()
+                # The line may arrive split between reads.
+                tail = (tail + chunk)[-2 * len(halt):]
+                if not res.halted and halt in tail:
+                    res.halted = True
+                    try:
+                        os.killpg(proc.pid, signal.SIGTERM)
+                    except ProcessLookupError:
+                        pass    # gone already
 
         reader = threading.Thread(target=copy_output, daemon=True)
         reader.start()
@@ -186,6 +214,7 @@ def run_boot(boot, timeout):
         # QEMU is gone, so the pipe reaches EOF; on a loaded host the
         # reader may still be behind: wait for all of it, not a guess.
         reader.join(timeout=120)
+        proc.stdout.close()
         if res.timed_out:
             logf.write(("\n# timed out (%s); every CPU's registers (QEMU "
                         "monitor):\n" % res.timed_out).encode() + regs)
@@ -196,6 +225,18 @@ def run_boot(boot, timeout):
     res.log = b"".join(chunks).decode("utf-8", errors="replace")
     res.seconds = time.monotonic() - start
     return res
+
+
+def exit_code(res):
+    """The code the kernel ended boot @res with (arch_poweroff()'s
+    argument), or None if it did not end it: from QEMU's exit status
+    (qemu.kernel_exit_code()), or, for a boot that halted because the
+    machine cannot power off, from its "no power-off (exit code N)"
+    line (QEMU was stopped by us: its status says nothing)."""
+    if res.halted:
+        m = HALT_CODE.search(res.log)
+        return int(m.group(1)) if m else None
+    return qemu.kernel_exit_code(res.boot.arch, res.status)
 
 
 def hang_state(boot, mon):

@@ -71,7 +71,9 @@ def main(argv=None):
     ap.add_argument("mode", choices=MODES)
     ap.add_argument("--arch", choices=matrix.ARCHES)
     ap.add_argument("--cpus", type=int)
-    ap.add_argument("--suites", help="comma-separated suites (default all)")
+    ap.add_argument("--suites", help="comma-separated suites (default all; "
+                    "'scenarios', 'boards' and 'ktest_selftest' ask for those "
+                    "boots only)")
     ap.add_argument("--benches", help="comma-separated benchmarks")
     ap.add_argument("--period", type=int, default=PROFILE_PERIOD_US,
                     help="profile: sampling period, us (default %d)"

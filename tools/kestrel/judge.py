@@ -9,7 +9,7 @@ import re
 
 from lab import convert, ktrace
 
-from . import ktap, qemu
+from . import boot as bootmod, ktap
 from .matrix import EXPLICIT_SUITES
 
 
@@ -36,6 +36,14 @@ def boot_problem(res):
     if res.timed_out:
         return "timed out: %s" % res.timed_out
     return None
+
+
+def no_exit_code(res):
+    """Why boot @res has no exit code (boot.exit_code() is None)."""
+    if res.halted:
+        return "halted without a 'no power-off (exit code N)' line"
+    return ("QEMU exited with status %s without the kernel powering off"
+            % res.status)
 
 
 def judge_test(res, tally):
@@ -65,11 +73,10 @@ def judge_test(res, tally):
     if problem:
         problems.append(problem)
     else:
-        code = qemu.kernel_exit_code(boot.arch, res.status)
+        code = bootmod.exit_code(res)
         failed = any(c.status == "FAIL" for c in cases)
         if code is None:
-            problems.append("QEMU exited with status %s without the kernel "
-                            "powering off" % res.status)
+            problems.append(no_exit_code(res))
         elif (code == 0) == (failed or bool(problems)):
             problems.append("exit code %d does not match the results" % code)
     if problems:
@@ -120,9 +127,10 @@ def judge_crash(res, tally):
         if not re.search(pattern, res.log):
             reasons.append("log lacks '%s'" % pattern)
     if not problem:
-        code = qemu.kernel_exit_code(boot.arch, res.status)
+        code = bootmod.exit_code(res)
         if code == 0:
-            reasons.append("QEMU exit status %d says success" % res.status)
+            reasons.append("exit code 0 (QEMU status %s) says success"
+                           % res.status)
     if reasons:
         tally.report("FAIL", what, "; ".join(reasons),
                      ["log: %s" % boot.log_path()])

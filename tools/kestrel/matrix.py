@@ -1,9 +1,11 @@
 """matrix.py - which boots make up `runner.py test` (`make test`).
 
 The test boots of every arch and CPU count (one through GRUB, one through
-U-Boot), x86_64 through UEFI (OVMF) once, the mutex suites in the other locking modes, the -icount boots
-of the timing suites, the DEBUG=1 build, the scenario scripts, the lab
-tools' live check, the crash scenarios and the framework's self-test;
+U-Boot), x86_64 through UEFI (OVMF) once, the sifive_u and spike boards
+and a PC without an exit device, the mutex suites in the other locking
+modes, the -icount boots of the timing suites, the DEBUG=1 build, the
+scenario scripts, the lab tools' live check, the crash scenarios and the
+framework's self-test;
 test_boots() picks those that --suites, --cpus and the rest ask for.
 How each boot is judged: judge.py and selftest.py.
 """
@@ -239,6 +241,40 @@ def crash_matrix(arches, cpu_counts):
     return boots
 
 
+# Boards other than virt that QEMU models (docs/boards.md): riscv64 on
+# sifive_u (HiFive Unleashed: the SiFive UART, 1 MHz timebase, a monitor
+# hart to leave out) and spike (HTIF console, 10 MHz), each with a few
+# suites of the scheduler and locking that finish in seconds.  Neither
+# firmware can power off: the kernel ends with the halt line, which the
+# runner takes as the end (boot.py).  On spike, OpenSBI's SRST call never
+# returns, so that boot says poweroff=halt (kernel/power.c).  They run in
+# a full `runner.py test` (no --suites, no --cpus) or with `--suites
+# boards`; at their own CPU counts.  With them, x86_64 as a PC without
+# QEMU's exit device (x86_64/smp2-noexit, two quick suites): the same
+# halt line, from the other arch's arch_poweroff().
+BOARD_SUITE = "boards"
+BOARD_SUITES = ("smp", "spinlock", "timer", "sched_core", "sched_rt", "mutex",
+                "semaphore", "context")
+BOARDS = (("sifive_u", 4, ""), ("spike", 2, " poweroff=halt"))
+NOEXIT_SUITES = ("smp", "spinlock")
+NOEXIT_CPUS = 2
+
+
+def board_matrix(arches):
+    boots = []
+    for method, n, extra in BOARDS if "riscv64" in arches else ():
+        boots.append(Boot("riscv64", n, method, "ktest=%s expect_cpus=%d%s%s"
+                          % (",".join(BOARD_SUITES), n, verify_arg(n),
+                             extra),
+                          "riscv64/%s" % method, "test"))
+    if "x86_64" in arches:
+        n = NOEXIT_CPUS
+        boots.append(Boot("x86_64", n, "noexit", "ktest=%s expect_cpus=%d%s"
+                          % (",".join(NOEXIT_SUITES), n, verify_arg(n)),
+                          "x86_64/smp%d-noexit" % n, "test"))
+    return boots
+
+
 # The framework's self-test (tests/ktest_selftest.c, explicit-only: it
 # fails on purpose) boots once per arch; selftest.py judges it.
 SELFTEST_SUITE = "ktest_selftest"
@@ -264,7 +300,8 @@ def test_boots(arch=None, cpus=None, suites=None, no_crash=False,
     asked = [s for s in (suites or "").split(",") if s]
     # The self-test is judged by its own table, not as a suite that must
     # pass: --suites ktest_selftest means its selftest boots.
-    suites = [s for s in asked if s not in (SELFTEST_SUITE, SCENARIO_SUITE)]
+    suites = [s for s in asked
+              if s not in (SELFTEST_SUITE, SCENARIO_SUITE, BOARD_SUITE)]
     boots = []
     if suites or not asked:
         boots += test_matrix(arches, counts, suites)
@@ -278,6 +315,8 @@ def test_boots(arch=None, cpus=None, suites=None, no_crash=False,
         boots += scenario_matrix(arches, counts)
         if not cpus or cpus == LAB_CPUS:
             boots += lab_matrix(arches)
+    if (not asked and not cpus) or BOARD_SUITE in asked:
+        boots += board_matrix(arches)
     if not asked and not no_crash:
         boots += crash_matrix(arches, counts)
     if (not asked or SELFTEST_SUITE in asked) and not no_selftest:

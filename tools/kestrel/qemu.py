@@ -2,15 +2,18 @@
 exit status means.
 
 The test, bench and profile boots (one function per boot method: -kernel,
-GRUB ISO under BIOS or UEFI (OVMF), U-Boot; ICOUNT for the -icount boots) and the interactive
-machine of `make run` / `make debug` (interactive()) are all spelled
-here: arch/*/build.mk and the Makefile spell none.
+GRUB ISO under BIOS or UEFI (OVMF), U-Boot, the sifive_u and spike
+boards; ICOUNT for the -icount boots) and the interactive machine of
+`make run` / `make debug` (interactive()) are all spelled here:
+arch/*/build.mk and the Makefile spell none.
 
 QEMU exit status (see docs/testing.md): on x86_64 the isa-debug-exit device
 makes QEMU exit with (code << 1) | 1, so kernel code 0 is status 1; status 0
 means QEMU stopped without the kernel asking (reset/triple fault with
 -no-reboot).  On riscv64 the status is the kernel's code (SBI SRST / the
-sifive test device): 0 is success.
+sifive test device): 0 is success.  Where the machine cannot power off
+(sifive_u, spike) the kernel prints its code and a halt line instead, and
+the runner stops QEMU there (boot.py exit_code()).
 """
 
 import os
@@ -30,11 +33,12 @@ def append(cmdline):
     return ["-append", cmdline] if cmdline else []
 
 
-def x86_kernel(cpus, cmdline, root):
+def x86_kernel(cpus, cmdline, root, exit_device=True):
     """x86_64 through QEMU's multiboot1 loader (-kernel: ELF32 image)
-    from @root/x86_64/."""
+    from @root/x86_64/.  Without @exit_device the machine is a PC that
+    cannot power off: the kernel ends with its halt line."""
     return (["qemu-system-x86_64", "-machine", "q35", "-smp", str(cpus)]
-            + QEMU_COMMON + X86_EXIT_DEVICE
+            + QEMU_COMMON + (X86_EXIT_DEVICE if exit_device else [])
             + ["-kernel", root + "/x86_64/kernel.mb1"] + append(cmdline))
 
 
@@ -83,6 +87,28 @@ def riscv_kernel(cpus, cmdline, root):
     the Image from @root/riscv64/: it goes to RAM base + 2 MiB
     (0x80200000), entered with a0 = hart id, a1 = DTB."""
     return (["qemu-system-riscv64", "-machine", "virt", "-smp", str(cpus)]
+            + QEMU_COMMON
+            + ["-bios", "default", "-kernel", root + "/riscv64/Image"]
+            + append(cmdline))
+
+
+# Boards QEMU models besides virt (docs/boards.md), by boot method:
+# (machine, harts QEMU must get for @cpus harts the kernel can use).
+# sifive_u (HiFive Unleashed): hart 0 is an E51 monitor core without an
+# MMU, which the kernel leaves out (dt.c: mmu-type), so one hart more.
+# spike: the ISA simulator's machine, HTIF console through SBI.
+RISCV_BOARDS = {
+    "sifive_u": ("sifive_u", lambda cpus: cpus + 1),
+    "spike": ("spike", lambda cpus: cpus),
+}
+
+
+def riscv_board(method, cpus, cmdline, root):
+    """riscv64 on a board QEMU models (RISCV_BOARDS[@method]) through
+    OpenSBI, like riscv_kernel(); @cpus is what the kernel can use."""
+    machine, harts = RISCV_BOARDS[method]
+    return (["qemu-system-riscv64", "-machine", machine,
+             "-smp", str(harts(cpus))]
             + QEMU_COMMON
             + ["-bios", "default", "-kernel", root + "/riscv64/Image"]
             + append(cmdline))

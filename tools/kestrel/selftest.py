@@ -8,8 +8,8 @@ table mirrors tests/ktest_selftest.c: change both together.
 
 import re
 
-from . import ktap, qemu
-from .judge import boot_problem
+from . import boot, ktap
+from .judge import boot_problem, no_exit_code
 from .matrix import SELFTEST_SUITE
 
 SELFTEST_AT = r"^tests/ktest_selftest\.c:\d+: "   # failures name file:line
@@ -88,11 +88,10 @@ def selftest_checks(res):
         end.append(panic)
     out.append(("ran_to_end", "; ".join(end) or None))
 
-    code = qemu.kernel_exit_code(res.boot.arch, res.status)
+    code = boot.exit_code(res)
     status = boot_problem(res)
     if not status and code is None:
-        status = ("QEMU exited with status %s without the kernel powering "
-                  "off" % res.status)
+        status = no_exit_code(res)
     elif not status and code == 0:
         status = "exit code 0 (success) although cases failed"
     out.append(("exit_status_failure", status))

@@ -352,7 +352,7 @@ def run_lab(args, scen):
     if res.timed_out:
         out.problems.append("QEMU timed out after %.0f s" % timeout)
     else:
-        code = qemu.kernel_exit_code(arch, res.status)
+        code = boot.exit_code(res)
         if code is None:
             out.problems.append("QEMU exited with status %s without the "
                                 "kernel powering off" % res.status)
