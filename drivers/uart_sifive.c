@@ -1,12 +1,16 @@
 /*
- * uart_sifive.c - polled driver for the SiFive UART (FU540-C000 and
- * FU740-C000 manuals, "UART"; QEMU's sifive_u models the same).
+ * uart_sifive.c - driver for the SiFive UART (FU540-C000 and FU740-C000
+ * manuals, "UART"; QEMU's sifive_u models the same).  Output is polled;
+ * input is polled until the arch routes the receive interrupt, then
+ * uart_sifive_irq() drains the receive FIFO into the console ring
+ * (kernel/console.c).
  *
  * Every register is 32 bits wide.  The data registers carry their status
  * in bit 31 of the same word, so a byte and the flag that says whether it
  * is valid come from one load: reading rxdata pops the FIFO, and a second
  * read to fetch the byte would lose it.
  */
+#include "kernel.h"
 #include "uart_sifive.h"
 
 enum {
@@ -21,7 +25,8 @@ enum {
 #define TXDATA_FULL (1U << 31)
 #define RXDATA_EMPTY (1U << 31)
 #define TXCTRL_TXEN 1U
-#define RXCTRL_RXEN 1U
+#define RXCTRL_RXEN 1U		/* rxcnt (bits 18:16) 0: rxwm while any byte waits */
+#define IE_RXWM (1U << 1)
 
 static uint32_t rd(struct uart_sifive *u, int reg)
 {
@@ -64,4 +69,44 @@ void uart_sifive_init(struct uart_sifive *u, const char *name)
 	u->con.putc = sifive_putc;
 	u->con.getc = sifive_getc;
 	u->con.priv = u;
+}
+
+/* The ring is nearly full: no more receive interrupts.  The UART has no
+ * RTS; its 8-byte FIFO fills and QEMU keeps the rest of its input (a
+ * real line loses what comes after).  console.c, under its lock. */
+static void sifive_rx_stop(struct console *c)
+{
+	wr(c->priv, IE, 0);
+}
+
+static void sifive_rx_start(struct console *c)
+{
+	wr(c->priv, IE, IE_RXWM);	/* bytes waiting: the interrupt comes now */
+}
+
+void uart_sifive_irq_on(struct uart_sifive *u)
+{
+	u->con.rx_stop = sifive_rx_stop;
+	u->con.rx_start = sifive_rx_start;
+	console_rx_irq_on(&u->con);
+	sifive_rx_start(&u->con);
+}
+
+/* Drain the receive FIFO (rxwm is a level: it stays up while a byte
+ * waits), unless the ring asks us to stop; stopped, the bytes stay in
+ * the FIFO (reading rxdata is what lets QEMU hand over the next one). */
+void uart_sifive_irq(struct uart_sifive *u)
+{
+	uint32_t v;
+	int n = 0;
+
+	if (READ_ONCE(u->con.rx_stopped))
+		return;
+	while (!((v = rd(u, RXDATA)) & RXDATA_EMPTY)) {
+		n++;
+		if (!console_rx_push(&u->con, (char)(v & 0xff)))
+			break;
+	}
+	if (n)
+		console_rx_wake();
 }

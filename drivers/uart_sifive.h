@@ -1,5 +1,5 @@
 /*
- * uart_sifive.h - the SiFive UART (polled): HiFive Unleashed / Unmatched
+ * uart_sifive.h - the SiFive UART: HiFive Unleashed / Unmatched
  * (FU540, FU740) and QEMU's sifive_u, DT compatible "sifive,uart0".
  * Not a 16550: seven 32-bit registers, 8N1 fixed but for the stop bits.
  */
@@ -19,4 +19,9 @@ struct uart_sifive {
  * set the divisor if clock_hz and baud say what it must be, and fill
  * u->con so the caller can console_register(&u->con).  Early boot. */
 void uart_sifive_init(struct uart_sifive *u, const char *name);
+/* Input by interrupt from now on (the arch has routed the UART's
+ * receive interrupt): console_rx_irq_on() and the interrupt enabled. */
+void uart_sifive_irq_on(struct uart_sifive *u);
+/* The UART's interrupt: every waiting byte into the console ring. */
+void uart_sifive_irq(struct uart_sifive *u);
 #endif

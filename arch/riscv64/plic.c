@@ -12,7 +12,6 @@
  */
 #include "cpu.h"
 #include "rv.h"
-#include "uart16550.h"
 
 #define PLIC_PRIORITY(src) (4 * (src))
 #define PLIC_ENABLE(ctx, src) (0x2000 + 0x80 * (ctx) + 4 * ((src) / 32))
@@ -26,24 +25,23 @@ static inline volatile uint32_t *plic_reg(uintptr_t off)
 
 void arch_console_irq_init(void)
 {
-	struct uart16550 *u = rv_console_uart();
 	uint32_t src = rv_plat.uart_irq, ctx = rv_plat.plic_ctx;
 
-	if (!u) {
-		printk("riscv: console input polled (the SBI console)\n");
-		return;
-	}
 	if (!src) {
 		printk("riscv: console input polled: %s\n",
 		       rv_plat.plic_why ? rv_plat.plic_why :
 		       "no UART interrupt");
 		return;
 	}
+	/* Interrupts are still off here: the UART may ask first. */
+	if (!rv_console_irq_on()) {
+		printk("riscv: console input polled (the SBI console)\n");
+		return;
+	}
 	*plic_reg(PLIC_PRIORITY(src)) = 1;
 	*plic_reg(PLIC_ENABLE(ctx, src)) |= 1u << (src % 32);
 	*plic_reg(PLIC_THRESHOLD(ctx)) = 0;
 	csr_set(sie, SIE_SEIE);
-	uart16550_irq_on(u);
 	printk("riscv: console input by interrupt: PLIC source %u, context "
 	       "%u (hart %lu)\n", src, ctx,
 	       (unsigned long)this_cpu()->arch.hartid);
@@ -56,7 +54,7 @@ void rv_plic_irq(void)
 
 	while ((src = *plic_reg(PLIC_CLAIM(ctx))) != 0) {
 		if (src == rv_plat.uart_irq)
-			uart16550_irq(rv_console_uart());
+			rv_console_irq();
 		else
 			printk("riscv: PLIC source %u was not enabled\n", src);
 		*plic_reg(PLIC_CLAIM(ctx)) = src;	/* complete */

@@ -119,7 +119,8 @@ void rv_timer_init_hart(void);
 /* plic.c: the supervisor external interrupt (claim, handle, complete). */
 void rv_plic_irq(void);
 /* setup.c: the console's 16550, NULL when the SBI console is used. */
-struct uart16550 *rv_console_uart(void);
+bool rv_console_irq_on(void);
+void rv_console_irq(void);
 /* The timer interrupt taken: mask it until arch_timer_arm() sets the
  * next compare value (the pending bit stays set until then). */
 static inline void rv_timer_irq_ack(void)

@@ -48,12 +48,27 @@ static struct console sbi_console = {
 	.name = "sbi", .putc = sbi_con_putc, .getc = sbi_con_getc,
 };
 static struct uart16550 uart;
-static bool uart_used;
-static struct uart_sifive uart_sifive;	/* polled: no receive interrupt yet */
+static struct uart_sifive uart_sifive;
+static enum { CON_SBI, CON_16550, CON_SIFIVE } con_kind;
 
-struct uart16550 *rv_console_uart(void)
+/* plic.c: the console UART's input by interrupt from now on; false for
+ * the SBI console, which stays polled. */
+bool rv_console_irq_on(void)
 {
-	return uart_used ? &uart : NULL;
+	if (con_kind == CON_16550)
+		uart16550_irq_on(&uart);
+	else if (con_kind == CON_SIFIVE)
+		uart_sifive_irq_on(&uart_sifive);
+	return con_kind != CON_SBI;
+}
+
+/* plic.c: the console UART's interrupt. */
+void rv_console_irq(void)
+{
+	if (con_kind == CON_16550)
+		uart16550_irq(&uart);
+	else if (con_kind == CON_SIFIVE)
+		uart_sifive_irq(&uart_sifive);
 }
 
 /* The DT's UART if we drive it, else (or with "console=sbi" on the
@@ -76,6 +91,7 @@ static const char *console_init(const char *cmdline)
 		uart_sifive.baud = 115200;
 		uart_sifive_init(&uart_sifive, name);
 		console_register(&uart_sifive.con);
+		con_kind = CON_SIFIVE;
 		return name;
 	}
 	uart.base = rv_plat.uart_base;
@@ -88,7 +104,7 @@ static const char *console_init(const char *cmdline)
 	uart.baud = 115200;
 	uart16550_init(&uart, name);
 	console_register(&uart.con);
-	uart_used = true;
+	con_kind = CON_16550;
 	return name;
 }
 

@@ -3,7 +3,8 @@
 lines, an overlong command line.
 
 Boots the shell (x86_64 through -kernel, riscv64 on virt through
-OpenSBI) at 1 and 2 CPUs and, through its serial console:
+OpenSBI) at 1 and 2 CPUs, and riscv64 on sifive_u (the SiFive UART) at
+2, and, through its serial console:
   - pastes a generated scenario of about 20 KB ("scenario", the script,
     "end scenario") in ONE write, as fast as the pipe takes it.  QEMU
     hands the UART bytes as fast as the guest reads them (no baud
@@ -143,7 +144,7 @@ def dtb_without(blob, node_prefix, prop):
 
 
 class PasteTests(unittest.TestCase):
-    def boot(self, arch, cpus, cmdline="", extra=(), tag=""):
+    def boot(self, arch, cpus, cmdline="", extra=(), tag="", board=None):
         asked = os.environ.get("KESTREL_TEST_ARCHES", "x86_64 riscv64")
         if arch not in asked.split():
             self.skipTest("not asked for (KESTREL_TEST_ARCHES=%s)" % asked)
@@ -154,6 +155,9 @@ class PasteTests(unittest.TestCase):
                           % (arch, IMAGE[arch], arch))
         if arch == "x86_64":
             argv = qemu.x86_kernel(cpus, cmdline, "build")
+        elif board:
+            argv = qemu.riscv_board(board, cpus, cmdline, "build")
+            tag = "-" + board + tag
         else:
             argv = qemu.riscv_kernel(cpus, cmdline, "build")
         con = Console(argv + list(extra))
@@ -164,8 +168,8 @@ class PasteTests(unittest.TestCase):
         con.expect(PROMPT)
         return con
 
-    def check_paste(self, arch, cpus):
-        con = self.boot(arch, cpus)
+    def check_paste(self, arch, cpus, board=None):
+        con = self.boot(arch, cpus, board=board)
         boot = con.out
         self.assertRegex(boot, r"input by interrupt", "input is polled")
 
@@ -302,6 +306,12 @@ class PasteTests(unittest.TestCase):
 
     def test_riscv64_smp2(self):
         self.check_paste("riscv64", 2)
+
+    def test_riscv64_sifive_u(self):
+        """HiFive Unleashed: the SiFive UART (not a 16550), its receive
+        interrupt through the PLIC; no RTS, so a full ring holds QEMU's
+        input back through the UART's 8-byte FIFO."""
+        self.check_paste("riscv64", 2, board="sifive_u")
 
     def test_x86_64_cmdline(self):
         self.check_cmdline("x86_64")
