@@ -50,7 +50,8 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_shell import Console, PROMPT, ROOT, IMAGE, QEMU  # noqa: E402
+from test_shell import (Console, PROMPT, ROOT, QEMU,  # noqa: E402
+                        skip_unless_bootable)
 from kestrel import qemu  # noqa: E402
 
 PASTE_BYTES = 20 * 1024
@@ -145,14 +146,7 @@ def dtb_without(blob, node_prefix, prop):
 
 class PasteTests(unittest.TestCase):
     def boot(self, arch, cpus, cmdline="", extra=(), tag="", board=None):
-        asked = os.environ.get("KESTREL_TEST_ARCHES", "x86_64 riscv64")
-        if arch not in asked.split():
-            self.skipTest("not asked for (KESTREL_TEST_ARCHES=%s)" % asked)
-        if not shutil.which(QEMU[arch]):
-            self.skipTest("%s is not installed (make deps)" % QEMU[arch])
-        if not os.path.exists(os.path.join(ROOT, "build", arch, IMAGE[arch])):
-            self.skipTest("no build/%s/%s: make ARCH=%s images"
-                          % (arch, IMAGE[arch], arch))
+        skip_unless_bootable(self, arch)
         if arch == "x86_64":
             argv = qemu.x86_kernel(cpus, cmdline, "build")
         elif board:

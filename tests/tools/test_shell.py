@@ -120,16 +120,22 @@ class Console:
             f.write(self.out)
 
 
+def skip_unless_bootable(test, arch):
+    """Skip @test, saying why, unless @arch is asked for
+    (KESTREL_TEST_ARCHES), its QEMU is installed and its image built."""
+    asked = os.environ.get("KESTREL_TEST_ARCHES", "x86_64 riscv64")
+    if arch not in asked.split():
+        test.skipTest("not asked for (KESTREL_TEST_ARCHES=%s)" % asked)
+    if not shutil.which(QEMU[arch]):
+        test.skipTest("%s is not installed (make deps)" % QEMU[arch])
+    if not os.path.exists(os.path.join(ROOT, "build", arch, IMAGE[arch])):
+        test.skipTest("no build/%s/%s: make ARCH=%s images"
+                      % (arch, IMAGE[arch], arch))
+
+
 class ShellJobTests(unittest.TestCase):
     def boot(self, arch):
-        asked = os.environ.get("KESTREL_TEST_ARCHES", "x86_64 riscv64")
-        if arch not in asked.split():
-            self.skipTest("not asked for (KESTREL_TEST_ARCHES=%s)" % asked)
-        if not shutil.which(QEMU[arch]):
-            self.skipTest("%s is not installed (make deps)" % QEMU[arch])
-        if not os.path.exists(os.path.join(ROOT, "build", arch, IMAGE[arch])):
-            self.skipTest("no build/%s/%s: make ARCH=%s images"
-                          % (arch, IMAGE[arch], arch))
+        skip_unless_bootable(self, arch)
         if arch == "x86_64":
             argv = qemu.x86_kernel(2, "", "build")
         else:
