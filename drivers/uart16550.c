@@ -15,11 +15,14 @@
 enum {
 	RBR = 0, THR = 0, DLL = 0,	/* DLAB = 0 / 0 / 1 */
 	IER = 1, DLM = 1,
-	FCR = 2,
+	FCR = 2, IIR = 2,		/* write / read */
 	LCR = 3,
 	MCR = 4,
 	LSR = 5,
+	DW_USR = 31,			/* DesignWare only: UART status */
 };
+#define IIR_ID_MASK 0x0f
+#define IIR_DW_BUSY 0x07	/* DesignWare: LCR written while busy */
 #define IER_RDI 0x01		/* receive data available and timeout */
 #define FCR_ENABLE_CLEAR 0x07	/* FIFOs on, both cleared */
 #define FCR_TRIGGER_8 0x80	/* receive interrupt at 8 bytes */
@@ -116,8 +119,21 @@ static void uart_rx_start(struct console *c)
 	wr(u, IER, IER_RDI);	/* bytes waiting: the interrupt comes now */
 }
 
+/* A DesignWare UART raises "busy detect" (IIR 0x7) when LCR is written
+ * while it is busy, and holds it until USR is read: a level interrupt
+ * that nothing clears would come back forever.  The firmware's own LCR
+ * writes may have left one pending, so clear it before the receive
+ * interrupt is on and whenever one is seen (Linux's 8250_dw does the
+ * same). */
+static void dw_clear_busy(struct uart16550 *u)
+{
+	if (u->dw && (rd(u, IIR) & IIR_ID_MASK) == IIR_DW_BUSY)
+		(void)rd(u, DW_USR);
+}
+
 void uart16550_irq_on(struct uart16550 *u)
 {
+	dw_clear_busy(u);
 	u->con.rx_stop = uart_rx_stop;
 	u->con.rx_start = uart_rx_start;
 	console_rx_irq_on(&u->con);
@@ -138,6 +154,7 @@ void uart16550_irq(struct uart16550 *u)
 	uint8_t lsr;
 	int n = 0;
 
+	dw_clear_busy(u);
 	if (READ_ONCE(u->con.rx_stopped))
 		return;		/* racy: at worst one byte, into the reserve */
 	while ((lsr = rd(u, LSR)) & LSR_DR) {

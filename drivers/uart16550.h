@@ -17,6 +17,7 @@ struct uart16550 {
 	uint32_t clock_hz;	/* input clock, 0: leave the divisor alone */
 	uint32_t baud;		/* 115200 */
 	bool pio;
+	bool dw;		/* a DesignWare APB UART ("snps,dw-apb-uart") */
 	uint8_t (*pio_read)(uintptr_t port);
 	void (*pio_write)(uintptr_t port, uint8_t v);
 	struct console con;

@@ -99,8 +99,8 @@ static const char *console_init(const char *cmdline)
 	uart.reg_width = rv_plat.uart_width;
 	/* A DesignWare UART may hang on divisor writes while busy; the
 	 * firmware already set its baud rate, so leave that one alone. */
-	uart.clock_hz = strcmp(rv_plat.uart_compat, "snps,dw-apb-uart") == 0 ?
-			0 : rv_plat.uart_clock;
+	uart.dw = strcmp(rv_plat.uart_compat, "snps,dw-apb-uart") == 0;
+	uart.clock_hz = uart.dw ? 0 : rv_plat.uart_clock;
 	uart.baud = 115200;
 	uart16550_init(&uart, name);
 	console_register(&uart.con);
