@@ -1,10 +1,11 @@
 /*
- * i8042.c - polled PS/2 keyboard through the i8042 controller.
+ * i8042.c - PS/2 keyboard through the i8042 controller: polled, then by
+ * IRQ 1 once the arch has routed it (i8042_irq_on()).
  *
  * The firmware leaves the controller translating the keyboard's codes
  * to scan code set 1 (checked, and turned on if it is off), so a key
  * press is one byte (0x80 added on release), some keys behind a 0xe0
- * prefix.  getc turns them into ASCII with Shift, Caps Lock and Ctrl
+ * prefix.  translate() turns them into ASCII with Shift, Caps Lock and Ctrl
  * (Ctrl-C is 0x03, which the shell reads as "stop"); keys with no
  * character (arrows, F-keys, Alt) are dropped.  Bytes from the second
  * port (a PS/2 mouse: status bit 5) are read and thrown away so that
@@ -28,6 +29,7 @@
 #define CMD_READ_CONFIG 0x20
 #define CMD_WRITE_CONFIG 0x60
 #define CMD_ENABLE_KBD 0xae
+#define CONFIG_KBD_IRQ 0x01	/* IRQ 1 when the keyboard's byte waits */
 #define CONFIG_TRANSLATE 0x40
 
 /* A controller answers within microseconds; this many status reads is
@@ -142,18 +144,17 @@ static int translate(struct i8042 *k, uint8_t sc)
 }
 
 /* The next character typed, or -1: reads the bytes waiting (modifier
- * keys, releases) until one of them types something. */
-static int i8042_getc(struct console *con)
+ * keys, releases) until one of them types something, at most 16.  The
+ * controller holds one byte at a time: -2 when none is left. */
+static int next_char(struct i8042 *k)
 {
-	struct i8042 *k = con->priv;
-
 	for (int i = 0; i < 16; i++) {
 		uint8_t st = k->pio_read(STATUS_PORT);
 		uint8_t b;
 		int ch;
 
 		if (!(st & ST_OUT_FULL))
-			return -1;
+			return -2;
 		b = k->pio_read(DATA_PORT);
 		if (st & ST_AUX)
 			continue;		/* the mouse's */
@@ -162,6 +163,50 @@ static int i8042_getc(struct console *con)
 			return ch;
 	}
 	return -1;
+}
+
+static int i8042_getc(struct console *con)
+{
+	int ch = next_char(con->priv);
+
+	return ch < 0 ? -1 : ch;
+}
+
+/* IRQ 1: every byte waiting, what it types into the console's ring.
+ * The line is an edge, raised when a byte arrives: one left behind
+ * would raise no new edge, so read until the controller is empty.  A
+ * full ring drops what was typed (counted; a keyboard cannot be held
+ * back, and nobody types 4 KiB ahead). */
+void i8042_irq(struct i8042 *k)
+{
+	int ch, n = 0;
+
+	while ((ch = next_char(k)) != -2) {
+		if (ch >= 0) {
+			console_rx_push(&k->con, (char)ch);
+			n++;
+		}
+	}
+	if (n)
+		console_rx_wake();
+}
+
+int i8042_irq_on(struct i8042 *k)
+{
+	uint8_t config;
+
+	/* A key's byte waiting would be read as the configuration. */
+	for (int i = 0; i < 64 && (k->pio_read(STATUS_PORT) & ST_OUT_FULL); i++)
+		k->pio_read(DATA_PORT);
+	if (!command(k, CMD_READ_CONFIG) || !wait_status(k, ST_OUT_FULL, true))
+		return -EIO;
+	config = k->pio_read(DATA_PORT);
+	if (!command(k, CMD_WRITE_CONFIG) || !wait_status(k, ST_IN_FULL, false))
+		return -EIO;
+	k->pio_write(DATA_PORT, config | CONFIG_KBD_IRQ);
+	console_rx_irq_on(&k->con);
+	i8042_irq(k);		/* what waits already: its edge came before */
+	return 0;
 }
 
 /* Input only: what is printed goes to the screen console. */
@@ -206,6 +251,6 @@ int i8042_init(struct i8042 *k)
 	k->con.getc = i8042_getc;
 	k->con.priv = k;
 	console_register(&k->con);
-	printk("console: i8042 PS/2 keyboard, polled (i8042)\n");
+	printk("console: i8042 PS/2 keyboard (i8042)\n");
 	return 0;
 }

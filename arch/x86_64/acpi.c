@@ -155,14 +155,12 @@ static void parse_madt(struct boot_info *bi, const struct madt *m,
 			break;
 		case MADT_SOURCE_OVERRIDE:	/* bus, irq, gsi, flags */
 			memcpy(&id, p + 4, 4);
-			if (p[2] == 0 && p[3] == 0)	/* ISA IRQ 0: the PIT */
-				x86_pit_gsi = id;
-			if (p[2] == 0 && p[3] == 4) {	/* ISA IRQ 4: COM1 */
-				uint16_t inti;
+			if (p[2] == 0 && p[3] < X86_ISA_IRQS) {	/* bus 0: ISA */
+				struct x86_isa_irq *irq = &x86_isa_irqs[p[3]];
 
-				memcpy(&inti, p + 8, 2);
-				x86_com1_gsi = id;
-				x86_com1_flags = inti;
+				irq->gsi = id;
+				memcpy(&irq->flags, p + 8, 2);
+				irq->overridden = true;
 			}
 			break;
 		case MADT_LAPIC_OVERRIDE:	/* rsvd, 64-bit address */

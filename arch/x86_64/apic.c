@@ -45,8 +45,14 @@
 
 uintptr_t x86_lapic_pa = 0xfee00000;	/* MADT may override (acpi.c) */
 uintptr_t x86_ioapic_pa;		/* acpi.c */
-uint32_t x86_pit_gsi;			/* acpi.c: ISA IRQ 0, no override */
-uint32_t x86_com1_gsi = 4, x86_com1_flags;	/* acpi.c: ISA IRQ 4 */
+/* acpi.c: each ISA IRQ's GSI and MPS INTI flags; without an override
+ * the IRQ's own number, as the ISA bus (active high, edge). */
+#define ISA(n) { .gsi = (n), .flags = 0, .overridden = false }
+struct x86_isa_irq x86_isa_irqs[X86_ISA_IRQS] = {
+	ISA(0), ISA(1), ISA(2), ISA(3), ISA(4), ISA(5), ISA(6), ISA(7),
+	ISA(8), ISA(9), ISA(10), ISA(11), ISA(12), ISA(13), ISA(14), ISA(15),
+};
+#undef ISA
 
 static uint64_t tsc_hz, lapic_hz;	/* LAPIC timer ticks/s, undivided */
 uint64_t x86_tsc_boot;			/* arch_impl.h: arch_clock_ns() */

@@ -24,6 +24,7 @@ static struct uart16550 com1;
 static struct fbcon screen;
 static bool screen_waits_for_mmu;
 static struct i8042 keyboard;
+static bool have_keyboard;
 
 static uint8_t pio_read(uintptr_t port)
 {
@@ -84,13 +85,18 @@ static void screen_init(struct boot_info *bi)
 }
 
 /* The PS/2 keyboard as console input (a PC without a COM port types
- * here), whether or not there is a screen: it costs a port read per
- * poll. */
+ * here), whether or not there is a screen: polled until ioapic.c routes
+ * its interrupt. */
 static void keyboard_init(void)
 {
 	keyboard.pio_read = pio_read;
 	keyboard.pio_write = pio_write;
-	i8042_init(&keyboard);
+	have_keyboard = i8042_init(&keyboard) == 0;
+}
+
+struct i8042 *x86_keyboard(void)
+{
+	return have_keyboard ? &keyboard : NULL;
 }
 
 void x86_screen_mapped(void)

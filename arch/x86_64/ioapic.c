@@ -1,7 +1,8 @@
 /*
  * ioapic.c - the IOAPIC that has the ISA IRQs (GSI base 0, acpi.c), and
- * the console's interrupt: COM1 (ISA IRQ 4, or the GSI the MADT's
- * interrupt source override gives it) to the boot CPU.
+ * the consoles' interrupts: COM1 (ISA IRQ 4) and the PS/2 keyboard (ISA
+ * IRQ 1), each at the GSI the MADT's interrupt source override gives it,
+ * to the boot CPU.
  *
  * A redirection entry is two 32-bit registers reached through an index
  * register; the low half (vector, delivery mode, polarity, trigger,
@@ -10,6 +11,7 @@
  */
 #include "x86.h"
 #include "cpu.h"
+#include "i8042.h"
 #include "uart16550.h"
 
 #define IOREGSEL 0x00
@@ -59,26 +61,42 @@ static void ioapic_route(uint32_t gsi, uint32_t flags, uint8_t vector,
 	x86_ioapic_write(REDIR_LO(gsi), lo);
 }
 
-void arch_console_irq_init(void)
+/* Route ISA IRQ @isa (after the MADT's override) as @vector to cpu0;
+ * false, with a line saying why, if the IOAPIC has no such pin. */
+static bool route_isa(int isa, uint8_t vector, const char *what)
 {
-	struct uart16550 *u = x86_com1();
+	const struct x86_isa_irq *irq = &x86_isa_irqs[isa];
 	int pins = x86_ioapic_pins();
 
-	if (!pins) {
-		printk("x86: no IOAPIC in the MADT: com1 input stays polled "
-		       "(every %llu ms)\n",
+	if (irq->gsi >= (uint32_t)pins) {
+		printk("x86: %s's GSI %u is past the IOAPIC's %d pins: input "
+		       "stays polled\n", what, irq->gsi, pins);
+		return false;
+	}
+	ioapic_route(irq->gsi, irq->flags, vector, (uint32_t)cpus[0].arch_id);
+	printk("x86: %s input by interrupt: ISA IRQ %d = GSI %u%s, vector "
+	       "0x%x, to cpu0\n", what, isa, irq->gsi,
+	       irq->overridden ? " (MADT override)" : "", vector);
+	return true;
+}
+
+void arch_console_irq_init(void)
+{
+	struct i8042 *k = x86_keyboard();
+
+	if (!x86_ioapic_pins()) {
+		printk("x86: no IOAPIC in the MADT: com1 and keyboard input "
+		       "stay polled (every %llu ms)\n",
 		       (unsigned long long)(CONSOLE_POLL_NS / 1000000));
 		return;
 	}
-	if (x86_com1_gsi >= (uint32_t)pins) {
-		printk("x86: com1's GSI %u is past the IOAPIC's %d pins: input "
-		       "stays polled\n", x86_com1_gsi, pins);
-		return;
-	}
-	ioapic_route(x86_com1_gsi, x86_com1_flags, COM1_VECTOR,
-		     (uint32_t)cpus[0].arch_id);
-	uart16550_irq_on(u);
-	printk("x86: com1 input by interrupt: ISA IRQ 4 = GSI %u%s, vector "
-	       "0x%x, to cpu0\n", x86_com1_gsi,
-	       x86_com1_flags ? " (MADT override)" : "", COM1_VECTOR);
+	if (route_isa(ISA_IRQ_COM1, COM1_VECTOR, "com1"))
+		uart16550_irq_on(x86_com1());
+	/* The keyboard's line is routed before the controller raises it:
+	 * i8042_irq_on() then takes what already waits, or its edge,
+	 * gone before the pin was unmasked, would never come again. */
+	if (k && route_isa(ISA_IRQ_KEYBOARD, KEYBOARD_VECTOR, "keyboard") &&
+	    i8042_irq_on(k) < 0)
+		printk("x86: i8042 did not take its new configuration: "
+		       "keyboard input stays polled\n");
 }

@@ -45,15 +45,17 @@ static void pit_one_shot(uint64_t ns)
 
 int arch_profile_nmi_start(uint64_t period_ns)
 {
-	if (x86_pit_gsi >= (uint32_t)x86_ioapic_pins())
+	uint32_t gsi = x86_isa_irqs[ISA_IRQ_PIT].gsi;
+
+	if (gsi >= (uint32_t)x86_ioapic_pins())
 		return -ENODEV;
 	/* 1.5 periods must fit the PIT's 16 bits (55 ms). */
 	if (period_ns * 3 / 2 * PIT_HZ / NSEC_PER_SEC > 0xffff)
 		return -EINVAL;
 	nmi_used = true;
 	WRITE_ONCE(nmi_on, true);
-	x86_ioapic_write(REDIR_HI(x86_pit_gsi), (uint32_t)cpus[0].arch_id << 24);
-	x86_ioapic_write(REDIR_LO(x86_pit_gsi), REDIR_NMI);
+	x86_ioapic_write(REDIR_HI(gsi), (uint32_t)cpus[0].arch_id << 24);
+	x86_ioapic_write(REDIR_LO(gsi), REDIR_NMI);
 	pit_one_shot(profile_next_gap());
 	return 0;
 }
@@ -61,7 +63,7 @@ int arch_profile_nmi_start(uint64_t period_ns)
 void arch_profile_nmi_stop(void)
 {
 	WRITE_ONCE(nmi_on, false);	/* no NMI starts the PIT again */
-	x86_ioapic_write(REDIR_LO(x86_pit_gsi), REDIR_MASKED);
+	x86_ioapic_write(REDIR_LO(x86_isa_irqs[ISA_IRQ_PIT].gsi), REDIR_MASKED);
 }
 
 bool x86_profile_nmi(struct trap_frame *f)

@@ -13,6 +13,7 @@
 #include "sched.h"
 #include "mm.h"
 #include "trace.h"
+#include "i8042.h"
 #include "uart16550.h"
 
 struct idt_entry {
@@ -204,6 +205,13 @@ void x86_trap(struct trap_frame *f)
 		trace_irq_entry(&f->rip);
 		irq_enter();
 		uart16550_irq(x86_com1());
+		x86_lapic_eoi();
+		irq_exit();
+		return;
+	case KEYBOARD_VECTOR:
+		trace_irq_entry(&f->rip);
+		irq_enter();
+		i8042_irq(x86_keyboard());
 		x86_lapic_eoi();
 		irq_exit();
 		return;

@@ -22,6 +22,7 @@
 #define TIMER_VECTOR 0x40
 #define IPI_VECTOR 0x41
 #define COM1_VECTOR 0x44		/* the console UART (ioapic.c) */
+#define KEYBOARD_VECTOR 0x45		/* the PS/2 keyboard (ioapic.c) */
 #define SPURIOUS_VECTOR 0xff
 
 /* IST slots (1-based in the IDT, 0-based in tss.ist[]) and their stacks
@@ -137,13 +138,21 @@ void boot_add_region(struct mem_region *r, int *n, uint64_t base,
 void x86_acpi_init(struct boot_info *bi, uintptr_t rsdp);
 uintptr_t x86_acpi_find_rsdp_bios(void);
 extern uintptr_t x86_lapic_pa;
-/* The IOAPIC that has GSI 0 (0: none found), and the PIT's GSI (ISA IRQ 0
- * after the MADT's interrupt source override).  acpi.c. */
+/* The IOAPIC that has GSI 0 (0: none found).  acpi.c. */
 extern uintptr_t x86_ioapic_pa;
-extern uint32_t x86_pit_gsi;
-/* COM1's GSI (ISA IRQ 4 unless the MADT overrides it) and the
- * override's MPS INTI flags (0: as the ISA bus, active high, edge). */
-extern uint32_t x86_com1_gsi, x86_com1_flags;
+/* Each ISA IRQ (0: the PIT, 1: the keyboard, 4: COM1) as the MADT's
+ * interrupt source overrides give it: its GSI, and the override's MPS
+ * INTI flags (0: as the ISA bus, active high, edge).  acpi.c. */
+#define X86_ISA_IRQS 16
+#define ISA_IRQ_PIT 0
+#define ISA_IRQ_KEYBOARD 1
+#define ISA_IRQ_COM1 4
+struct x86_isa_irq {
+	uint32_t gsi;
+	uint16_t flags;
+	bool overridden;
+};
+extern struct x86_isa_irq x86_isa_irqs[X86_ISA_IRQS];
 
 /* ioapic.c: its registers (IOAPIC_VER, REDIR_*), its pin count (0: no
  * IOAPIC). */
@@ -156,6 +165,8 @@ void x86_ioapic_write(unsigned reg, uint32_t v);
 int x86_ioapic_pins(void);
 /* early.c: the COM1 console's driver state, for its interrupt. */
 struct uart16550 *x86_com1(void);
+/* early.c: the PS/2 keyboard, NULL if there is none. */
+struct i8042 *x86_keyboard(void);
 /* The PC @f interrupted, then its callers' return addresses (frame
  * pointers), at most @max; how many.  trap.c. */
 int x86_callchain(const struct trap_frame *f, uintptr_t *pc, int max);

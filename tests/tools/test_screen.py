@@ -15,8 +15,8 @@ fails).  Checked:
   - after boot, the screen shows the banner ("kestrel 0.1 (x86_64) on
     GRUB"), fbcon's own "console: framebuffer ..." line and the shell's
     greeting;
-  - keys sent with the monitor's `sendkey` (the i8042 path) reach the
-    shell: "help" runs (its list on the serial console and the screen),
+  - keys sent with the monitor's `sendkey` (the i8042 path, by IRQ 1)
+    reach the shell: "help" runs (its list on the serial console and the screen),
     Ctrl-C abandons a line ("^C"), Shift and Caps Lock (and both: lower
     case again) choose the case;
   - after more output (`help` twice more: the screen scrolls),
@@ -251,7 +251,10 @@ class ScreenTests(unittest.TestCase):
         self.assertOnScreen(m, r"shell on 2 CPUs; type 'help'$", lines,
                             "after boot")
 
-        # The keyboard: a command, Ctrl-C, Shift.
+        # The keyboard, by its interrupt (IRQ 1 through the IOAPIC): a
+        # command, Ctrl-C, Shift.
+        self.assertIn("x86: keyboard input by interrupt: ISA IRQ 1",
+                      m.con.out, "%s: the keyboard is polled" % firmware)
         m.type("help")
         m.con.expect("power the machine off", 30)
         m.con.expect("kestrel> ", 10)
