@@ -159,8 +159,9 @@ static void debt_rt(void *arg)
 /*
  * At 10 ms / 100 ms, an RT task that used 35 ms at once pays the debt
  * back: the period that saw the overrun and the next two give it
- * nothing, so it waits about 300 ms (265 if its period opened just
- * before the overrun).  A kernel that forgets the debt at the period
+ * nothing, so it waits the rest of its period and two more, 200 to 300
+ * ms (the periods keep their grid: rt_bandwidth.c).  A kernel that
+ * forgets the debt at the period
  * end lets it run again within 100 ms (and a loaded host, whose late
  * ticks are such overruns, gives RT far more than its share).
  */

@@ -22,6 +22,16 @@ static uint64_t rt_period_ns = 1000 * NSEC_PER_MSEC;
  * at most rt_runtime per rt_period in the long run.  Forgetting the
  * debt (rt_time = 0) let RT take 91% of a CPU at 60 ms / 100 ms on a
  * loaded host, where most ticks came late.
+ *
+ * The periods keep their grid (as Linux's hrtimer_forward): the next
+ * ends a whole number of periods after the last, however late the roll
+ * comes.  Starting it at the roll instead let every late period timer
+ * (a stalled vCPU; the timer lives on the CPU that first noticed the
+ * throttle, which may be another) lengthen all the periods after it: a
+ * debt of nine periods once took 2.7 s on a loaded 8-CPU boot, 1.1 s
+ * more than the stalls its CPU saw (sched_rt.throttling_debt_carries_
+ * over).  A new budget (sched_rt_set_bandwidth) sets period_end_ns to 0:
+ * the grid then counts from boot.
  */
 static void __rt_period_roll(struct rq *rq)
 {
@@ -33,7 +43,7 @@ static void __rt_period_roll(struct rq *rq)
 	rt->rt_time_ns -= MIN(rt->rt_time_ns, ended * runtime);
 	rt->throttle_at_ns = runtime < period ? runtime : ~0ULL;
 	rt->throttled = rt->rt_time_ns > rt->throttle_at_ns;
-	rt->period_end_ns = rq->clock_ns + period;
+	rt->period_end_ns += ended * period;
 }
 
 /* Inline: update_curr_rt() asks at every switch of an RT task. */
