@@ -66,8 +66,8 @@ void rv_relax_init(const char *cmdline)
  * halted that loop jumps virtual time to the next timer from a clock
  * that may not yet count the instructions the halting hart just ran (it
  * reads it while the vCPU thread is still accounting them).  Whether it
- * does is a host race: a lab's timestamps then moved by up to 1 us from
- * run to run after a long `compute`.  The yield arms no timer, so it
+ * does is a host race: a lab's timestamps then moved by 100 to 1900 ns
+ * from run to run after a long `compute`.  The yield arms no timer, so it
  * gives that loop nothing to race with.
  *
  * An IPI that arrived meanwhile (its sender sets ipi_pending before it
