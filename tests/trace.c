@@ -12,12 +12,12 @@
  * the mutex fast paths' records restart where an interrupt lands before
  * they publish, and stay whole and in order under interrupts that
  * record; a mutex name outside the image is copied;
- * `trace off` records nothing, also while every CPU is in the middle
- * of events; reset forgets.
+ * on, off and reset: trace_onoff.c.
  *
  * Events are read through trace_snapshot(), whose lines are the ones
  * the dump prints (after "<ts> <cpu> "), so the format is tested too.
  */
+#include "trace_test.h"
 #include "helpers.h"
 #include "cpu.h"
 #include "mm.h"
@@ -31,14 +31,14 @@
 
 /* ---- Helpers --------------------------------------------------------- */
 
-static int test_cpu(void)
+int trace_test_cpu(void)
 {
 	return ncpus - 1;
 }
 
-static struct task *spawn_on(struct ktest *t, const char *name,
-			     void (*fn)(void *), void *arg, int cpu,
-			     const struct sched_attr *a)
+struct task *trace_spawn_on(struct ktest *t, const char *name,
+			    void (*fn)(void *), void *arg, int cpu,
+			    const struct sched_attr *a)
 {
 	struct thread_opts o = { .attr = a, .affinity = 1ULL << cpu };
 	struct task *p = NULL;
@@ -79,8 +79,7 @@ static void expect_sequence(struct ktest *t, const char *const *want,
 	trace_snapshot_free(s);
 }
 
-/* Events that @cpu (-1: any) recorded whose line contains @needle. */
-static unsigned count_events(const char *needle, int cpu)
+unsigned trace_count_events(const char *needle, int cpu)
 {
 	static struct trace_event ev;
 	struct trace_snapshot *s = trace_snapshot();
@@ -136,7 +135,7 @@ static void run_sequence(struct ktest *t, enum locking_mode mode)
 	char lines[13][160], hi[32], lo[32];
 	const char *want[14];
 	struct task *l, *h;
-	int cpu = test_cpu(), n = 0, hid, lid;
+	int cpu = trace_test_cpu(), n = 0, hid, lid;
 
 	if (locking_set_mode(locking_mode_name(mode)) != 0)
 		KSKIP(t, "cannot change the locking mode (tasks wait on "
@@ -144,11 +143,11 @@ static void run_sequence(struct ktest *t, enum locking_mode mode)
 	mutex_init(&q.m, "trace-m");
 	q.lo_locked = 0;
 	trace_reset();
-	l = spawn_on(t, "trace-lo", seq_lo, &q, cpu, NULL);
+	l = trace_spawn_on(t, "trace-lo", seq_lo, &q, cpu, NULL);
 	KASSERT(t, l != NULL);
 	while (!READ_ONCE(q.lo_locked))
 		sleep_ns(NSEC_PER_MSEC);
-	h = spawn_on(t, "trace-hi", seq_hi, &q, cpu, &fifo);
+	h = trace_spawn_on(t, "trace-hi", seq_hi, &q, cpu, &fifo);
 	KASSERT(t, h != NULL);
 	/* Tids before the join frees the tasks: the trace kept copies. */
 	hid = h->tid;
@@ -289,7 +288,7 @@ static void names_slot_taken(struct ktest *t)
 	live = thread_create("tn-live", slot_fn, "slot live", -1);
 	KASSERT(t, live != NULL);
 	live_tid = live->tid;
-	while (count_events("text=slot live", -1) == 0)
+	while (trace_count_events("text=slot live", -1) == 0)
 		sleep_ns(1000000);
 	strlcpy(taker.name, "tn-taker", sizeof(taker.name));
 	taker.tid = dead_tid + TRACE_NAMES;
@@ -333,7 +332,7 @@ static void ring_overwrite_counts_lost(struct ktest *t)
 {
 	static struct trace_event ev;
 	struct trace_snapshot *s;
-	int cpu = test_cpu();
+	int cpu = trace_test_cpu();
 	unsigned first = ~0u, last = 0, kept = 0;
 	uint64_t recorded, events, lost;
 	bool gap = false;
@@ -341,7 +340,7 @@ static void ring_overwrite_counts_lost(struct ktest *t)
 
 	overwrite_n = TRACE_RING + OVERWRITE_EXTRA;
 	trace_reset();
-	p = spawn_on(t, "trace-ow", overwrite_fn, NULL, cpu, NULL);
+	p = trace_spawn_on(t, "trace-ow", overwrite_fn, NULL, cpu, NULL);
 	KASSERT(t, p != NULL);
 	thread_join(p);
 	trace_set_enabled(false);
@@ -510,7 +509,7 @@ static void concurrent_copies_are_whole(struct ktest *t)
 	r = (struct conc_reader){ .t = t, .c = &c };
 	trace_reset();
 	/* The reader outranks the writers, so it reads while they write. */
-	rt = spawn_on(t, "trace-reader", conc_reader_thread, &r, 0, &fifo);
+	rt = trace_spawn_on(t, "trace-reader", conc_reader_thread, &r, 0, &fifo);
 	KASSERT(t, rt != NULL);
 	run_on_each_cpu(t, "trace-writer", 1, conc_writer, &c);
 	thread_join(rt);
@@ -643,7 +642,7 @@ static void fast_records_whole_under_interrupts(struct ktest *t)
 	unsigned nacq = 0, nrel = 0, nmark = 0, bad = 0;
 	uint64_t restarts = 0;
 	struct trace_snapshot *s;
-	int cpu = test_cpu(), tid;
+	int cpu = trace_test_cpu(), tid;
 	struct task *p;
 
 	mutex_init(&r.m, "trace-rs");
@@ -655,7 +654,7 @@ static void fast_records_whole_under_interrupts(struct ktest *t)
 	for (int i = 0; i < ncpus; i++)
 		restarts -= trace_cpus[i].restarts;
 	trace_reset();
-	p = spawn_on(t, "trace-rs", rs_fn, &r, cpu, NULL);
+	p = trace_spawn_on(t, "trace-rs", rs_fn, &r, cpu, NULL);
 	KASSERT(t, p != NULL);
 	tid = p->tid;
 	thread_join(p);
@@ -717,179 +716,10 @@ static void fast_records_copy_other_names(struct ktest *t)
 	kfree(name);
 	snprintf(want, sizeof(want), "acquire task=%s#%d mutex=trace-heap "
 		 "how=fast", self->name, self->tid);
-	KEXPECT_EQ(t, count_events(want, -1), 1);
+	KEXPECT_EQ(t, trace_count_events(want, -1), 1);
 	snprintf(want, sizeof(want), "release task=%s#%d mutex=trace-heap "
 		 "wake=none", self->name, self->tid);
-	KEXPECT_EQ(t, count_events(want, -1), 1);
-}
-
-/* ---- On, off, reset --------------------------------------------------- */
-
-static void off_fn(void *arg)
-{
-	struct mutex *m = arg;
-
-	mutex_lock(m);
-	yield();
-	mutex_unlock(m);
-	trace_mark("off mark");
-	sleep_ns(NSEC_PER_MSEC);
-}
-
-/* With recording off, a thread's whole life (wakeups, switches, a mutex,
- * a mark, a sleep) leaves no event on any CPU; on again, it does. */
-static void off_records_nothing(struct ktest *t)
-{
-	static DEFINE_MUTEX(off_m);
-	struct task *p;
-	uint64_t n;
-
-	KASSERT_EQ(t, trace_set_enabled(false), 0);
-	trace_reset();
-	p = thread_create("trace-off", off_fn, &off_m, -1);
-	if (p)
-		thread_join(p);
-	trace_mark("off direct");
-	n = 0;
-	for (int i = 0; i < ncpus; i++)
-		n += trace_cpu_recorded(i);
-	KEXPECT_EQ(t, count_events("", -1), 0);
-	KEXPECT_EQ(t, n, 0);
-	KASSERT_EQ(t, trace_set_enabled(true), 0);
-	KASSERT(t, p != NULL);
-	p = thread_create("trace-on", off_fn, &off_m, -1);
-	KASSERT(t, p != NULL);
-	thread_join(p);
-	KEXPECT_EQ(t, count_events("text=off mark", -1), 1);
-	KEXPECT(t, count_events("acquire task=trace-on#", -1) == 1);
-}
-
-/* Workers that record all the time: fast mutex records (restartable),
- * marks (C, looked at with interrupts on), switches (yield). */
-struct busy {
-	struct mutex m;
-	volatile bool stop;
-};
-
-static void busy_fn(void *arg)
-{
-	struct busy *b = arg;
-
-	for (unsigned i = 0; !READ_ONCE(b->stop); i++) {
-		mutex_lock(&b->m);
-		mutex_unlock(&b->m);
-		trace_mark("busy");
-		if (i % 8 == 0)
-			yield();
-	}
-}
-
-static void spin_us(unsigned us)
-{
-	uint64_t end = clock_ns() + us * NSEC_PER_USEC;
-
-	while (clock_ns() < end)
-		arch_cpu_relax();
-}
-
-/*
- * Off waits for the events other CPUs (and tasks preempted here) are
- * in the middle of: after trace_set_enabled(false) and a reset, nothing
- * lands, round after round, while every CPU records all the time.
- * Without the wait about one round in ten recorded an event at 2 and 4
- * CPUs.  Each off is an interrupt round trip to every other CPU; with 8
- * virtual CPUs on a 2-core host that is milliseconds, so the rounds stop
- * after 3 s (and say how many ran).
- */
-static void off_waits_for_events_in_progress(struct ktest *t)
-{
-	enum { ROUNDS = 300 };
-	struct busy *b = kmalloc(NR_CPUS * sizeof(*b));
-	struct task *w[NR_CPUS] = { 0 };
-	uint64_t worst = 0, until = clock_ns() + 3 * NSEC_PER_SEC;
-	unsigned late = 0;
-	int r;
-
-	KASSERT(t, b != NULL);
-	for (int c = 0; c < ncpus; c++) {
-		mutex_init(&b[c].m, "trace-busy");
-		b[c].stop = false;
-		w[c] = spawn_on(t, "trace-busy", busy_fn, &b[c], c, NULL);
-	}
-	for (r = 0; r < ROUNDS && clock_ns() < until; r++) {
-		uint64_t n = 0;
-
-		KASSERT_EQ(t, trace_set_enabled(false), 0);
-		trace_reset();
-		spin_us(20);
-		for (int c = 0; c < ncpus; c++)
-			n += trace_cpu_recorded(c);
-		if (n) {
-			late++;
-			worst = MAX(worst, n);
-		}
-		KASSERT_EQ(t, trace_set_enabled(true), 0);
-		spin_us(20);
-	}
-	for (int c = 0; c < ncpus; c++)
-		b[c].stop = true;
-	for (int c = 0; c < ncpus; c++)
-		if (w[c])
-			thread_join(w[c]);
-	kfree(b);
-	printk("# %u of %d rounds recorded after off (up to %llu events)\n",
-	       late, r, (unsigned long long)worst);
-	KEXPECT_EQ(t, late, 0);
-	trace_reset();
-}
-
-/* trace_reset() forgets what came before, on every CPU. */
-static void reset_forgets(struct ktest *t)
-{
-	trace_mark("before reset");
-	KEXPECT_EQ(t, count_events("text=before reset", -1), 1);
-	trace_reset();
-	trace_mark("after reset");
-	KEXPECT_EQ(t, count_events("text=before reset", -1), 0);
-	KEXPECT_EQ(t, count_events("text=after reset", -1), 1);
-}
-
-/* A task sleeping with sleep_ns_untraced() (the shell's console poll)
- * leaves no wakeup and no switch into it; the same task sleeping with
- * sleep_ns() leaves both. */
-static void poll_untraced(void *arg)
-{
-	(void)arg;
-	for (int i = 0; i < 20; i++)
-		sleep_ns_untraced(200 * NSEC_PER_USEC);
-	trace_mark("polled");
-	for (int i = 0; i < 3; i++)
-		sleep_ns(200 * NSEC_PER_USEC);
-}
-
-static void untraced_sleeps_leave_no_events(struct ktest *t)
-{
-	char wake[48], into[48];
-	struct task *p;
-	int tid;
-
-	trace_reset();
-	p = spawn_on(t, "trace-poll", poll_untraced, NULL, test_cpu(), NULL);
-	KASSERT(t, p != NULL);
-	tid = p->tid;
-	thread_join(p);
-	snprintf(wake, sizeof(wake), "wakeup task=trace-poll#%d ", tid);
-	snprintf(into, sizeof(into), " next=trace-poll#%d ", tid);
-	KEXPECT_EQ(t, count_events("text=polled", -1), 1);
-	/* The first (its creation) and the three traced sleeps. */
-	KEXPECT_EQ(t, count_events(wake, -1), 4);
-	KEXPECT(t, count_events(into, -1) <= 5);
-	/* Into it: its start, and after each traced sleep, but a sleep
-	 * whose timer fires before the task has switched out (a vCPU the
-	 * host stopped for 200 us between timer_arm() and schedule(): seen
-	 * at 8 CPUs on riscv64) is woken where it runs and never switches:
-	 * its wakeup is recorded, no switch.  So at least the start. */
-	KEXPECT(t, count_events(into, -1) >= 1);
+	KEXPECT_EQ(t, trace_count_events(want, -1), 1);
 }
 
 static struct ktest_case trace_cases[] = {
