@@ -78,6 +78,31 @@ static bool command(struct i8042 *k, uint8_t cmd)
 	return true;
 }
 
+/* Drop the bytes waiting (keys typed before we listened): one left
+ * would be read as the configuration byte. */
+static void drop_output(struct i8042 *k)
+{
+	for (int i = 0; i < 64 && (k->pio_read(STATUS_PORT) & ST_OUT_FULL); i++)
+		k->pio_read(DATA_PORT);
+}
+
+/* The controller's configuration byte, or -1 if it does not answer. */
+static int read_config(struct i8042 *k)
+{
+	drop_output(k);
+	if (!command(k, CMD_READ_CONFIG) || !wait_status(k, ST_OUT_FULL, true))
+		return -1;
+	return k->pio_read(DATA_PORT);
+}
+
+static bool write_config(struct i8042 *k, uint8_t config)
+{
+	if (!command(k, CMD_WRITE_CONFIG) || !wait_status(k, ST_IN_FULL, false))
+		return false;
+	k->pio_write(DATA_PORT, config);
+	return true;
+}
+
 /* One set-1 byte @sc: the character it types, or -1. */
 static int translate(struct i8042 *k, uint8_t sc)
 {
@@ -193,17 +218,10 @@ void i8042_irq(struct i8042 *k)
 
 int i8042_irq_on(struct i8042 *k)
 {
-	uint8_t config;
+	int config = read_config(k);
 
-	/* A key's byte waiting would be read as the configuration. */
-	for (int i = 0; i < 64 && (k->pio_read(STATUS_PORT) & ST_OUT_FULL); i++)
-		k->pio_read(DATA_PORT);
-	if (!command(k, CMD_READ_CONFIG) || !wait_status(k, ST_OUT_FULL, true))
+	if (config < 0 || !write_config(k, (uint8_t)config | CONFIG_KBD_IRQ))
 		return -EIO;
-	config = k->pio_read(DATA_PORT);
-	if (!command(k, CMD_WRITE_CONFIG) || !wait_status(k, ST_IN_FULL, false))
-		return -EIO;
-	k->pio_write(DATA_PORT, config | CONFIG_KBD_IRQ);
 	console_rx_irq_on(&k->con);
 	i8042_irq(k);		/* what waits already: its edge came before */
 	return 0;
@@ -218,8 +236,8 @@ static void i8042_putc(struct console *con, char ch)
 
 int i8042_init(struct i8042 *k)
 {
-	uint8_t st = k->pio_read(STATUS_PORT), config;
-	int i;
+	uint8_t st = k->pio_read(STATUS_PORT);
+	int config;
 
 	/* No device decodes the port: the bus floats to all ones.  (Many
 	 * newer PCs have no i8042 at all.) */
@@ -228,22 +246,18 @@ int i8042_init(struct i8042 *k)
 		       "reads 0xff)\n");
 		return -ENODEV;
 	}
-	/* Drop what was typed at the firmware's and GRUB's prompts. */
-	for (i = 0; i < 64 && (k->pio_read(STATUS_PORT) & ST_OUT_FULL); i++)
-		k->pio_read(DATA_PORT);
-	if (!command(k, CMD_READ_CONFIG) ||
-	    !wait_status(k, ST_OUT_FULL, true)) {
+	/* What was typed at the firmware's and GRUB's prompts is dropped
+	 * (read_config()). */
+	config = read_config(k);
+	if (config < 0) {
 		printk("console: i8042 keyboard controller does not answer "
 		       "(status 0x%x); no keyboard\n", st);
 		return -ENODEV;
 	}
-	config = k->pio_read(DATA_PORT);
 	if (!(config & CONFIG_TRANSLATE)) {
 		/* Set 2 codes would be garbage to the set-1 table. */
 		printk("console: i8042 translation was off; turning it on\n");
-		if (command(k, CMD_WRITE_CONFIG) &&
-		    wait_status(k, ST_IN_FULL, false))
-			k->pio_write(DATA_PORT, config | CONFIG_TRANSLATE);
+		write_config(k, (uint8_t)config | CONFIG_TRANSLATE);
 	}
 	command(k, CMD_ENABLE_KBD);
 	k->con.name = "i8042";
